@@ -1,0 +1,35 @@
+/**
+ * Typed error codes shared by server and web. The server answers `{ code, status: "0", message, errorCode,
+ * requestId, detail? }`; `code` is the HTTP status, `errorCode` one of these; `message` is already translated
+ * into the request's language from i18n/<lang>.json `errors.<errorCode>`.
+ */
+export const ERROR_STATUS = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_MEMBER: 403,
+  SITE_FORBIDDEN: 403,
+  ENV_FORBIDDEN: 403,
+  LOGIN_WINDOW_CLOSED: 403,
+  LOGIN_TYPE_FORBIDDEN: 403,
+  ACCOUNT_DISABLED: 403,
+  VALIDATION: 400,
+  PROJECT_REQUIRED: 400,
+  SITE_REQUIRED: 400,
+  BAD_CREDENTIALS: 400,
+  PASSWORD_REUSED: 400,
+  BAD_JSON: 400,
+  ACCOUNT_LOCKED: 423,
+  RATE_LIMITED: 429,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  CONFLICT: 409,
+  STALE_WRITE: 409,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PAYLOAD_TOO_LARGE: 413,
+  INTERNAL: 500,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function isErrorCode(s: string): s is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERROR_STATUS, s);
+}
