@@ -1,0 +1,216 @@
+/**
+ * Builds the Fastify application: parsers, the request pipeline of DESIGN §3 (parse → trim → context →
+ * guard → validate → handler → envelope), OpenAPI at /api/docs, and the built web app.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import fastifyStatic from '@fastify/static';
+import qs from 'qs';
+import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
+import { LIMITS, okEnvelope, type ErrorEnvelope } from '@esource/shared';
+import type { Config } from './config/config';
+import type { Database } from './db/client';
+import type { AppDeps } from './app-deps';
+import type { Guard, RequestContext } from './lib/context';
+import { AppError } from './lib/errors';
+import { translator } from './lib/i18n';
+import { parseInput } from './lib/validate';
+import { deepTrim } from './lib/trim';
+import type { RouteSpec } from './lib/route';
+import { authorize, baseContext } from './modules/auth/context.service';
+import { AuthService } from './modules/auth/auth.service';
+import { JobRunner } from './modules/jobs/job-runner';
+import { allRoutes } from './routes';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+  interface FastifyContextConfig {
+    guard?: Guard;
+    bodyType?: 'form' | 'json' | 'multipart';
+  }
+}
+
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  guard: Guard;
+}
+
+export interface BuildOptions {
+  config: Config;
+  database: Database;
+  jobs?: JobRunner;
+  /** routes added by tests or optional modules */
+  extraRoutes?: (deps: AppDeps) => RouteSpec[];
+  logger?: boolean;
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  deps: AppDeps;
+  routes: RegisteredRoute[];
+}
+
+const API = '/api';
+
+export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
+  const { config, database } = opts;
+  const app = Fastify({
+    logger: opts.logger === false ? false : { level: config.logLevel },
+    genReqId: (req) => {
+      const h = req.headers['x-request-id'];
+      return typeof h === 'string' && /^[\w-]{8,64}$/.test(h) ? h : randomUUID();
+    },
+    trustProxy: true,
+    bodyLimit: LIMITS.pdfMaxBytes + 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setSerializerCompiler(serializerCompiler);
+  // Validation runs in the handler wrapper, after the guard, in the request's language.
+  app.setValidatorCompiler(() => (data) => ({ value: data }));
+
+  const jobs = opts.jobs ?? new JobRunner(database, config);
+  const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs };
+
+  await app.register(formbody, { parser: (s) => qs.parse(s, { arrayLimit: 10_000, depth: 5 }) });
+  await app.register(multipart, { limits: { fileSize: LIMITS.pdfMaxBytes, files: LIMITS.fileCountMax } });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: () => new AppError('RATE_LIMITED'),
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'eSource API', version: process.env.npm_package_version ?? '0.1.0' },
+      components: {
+        securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'token' } },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: `${API}/docs` });
+
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.addHook('onRequest', async (req) => {
+    req.ctx = baseContext(req);
+  });
+
+  // Every API route declares a guard; one that does not is refused at start-up.
+  const routes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (r) => {
+    if (!r.url.startsWith(API) || r.url.startsWith(`${API}/docs`)) return;
+    const guard = r.config?.guard;
+    if (!guard) throw new Error(`route ${String(r.method)} ${r.url} declares no guard (permission + scope, or public)`);
+    for (const m of [r.method].flat()) if (m !== 'HEAD') routes.push({ method: String(m), url: r.url, guard });
+  });
+
+  app.addHook('preValidation', async (req) => {
+    if (req.isMultipart() && req.routeOptions.config.bodyType !== 'multipart') {
+      throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: 'multipart/form-data' });
+    }
+    if (req.body && typeof req.body === 'object' && !req.isMultipart()) req.body = deepTrim(req.body);
+    if (req.query && typeof req.query === 'object') req.query = deepTrim(req.query) as typeof req.query;
+  });
+
+  app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
+    const { status, body } = toErrorEnvelope(err, req);
+    if (status >= 500) req.log.error({ err }, 'request failed');
+    void reply.code(status).send(body);
+  });
+
+  const specs = [...allRoutes(deps), ...(opts.extraRoutes?.(deps) ?? [])];
+  await app.register(async (api) => {
+    for (const spec of specs) registerRoute(api, spec, database);
+  }, { prefix: API });
+
+  const webIndex = path.join(config.webDist, 'index.html');
+  const hasWeb = fs.existsSync(webIndex);
+  if (hasWeb) await app.register(fastifyStatic, { root: config.webDist, wildcard: false, index: false });
+  app.setNotFoundHandler((req, reply) => {
+    const url = req.url.split('?')[0] ?? '';
+    if (url.startsWith(API) || !hasWeb || req.method !== 'GET') {
+      const e = new AppError('ROUTE_NOT_FOUND', { method: req.method, url });
+      const { status, body } = toErrorEnvelope(e, req);
+      return reply.code(status).send(body);
+    }
+    // The web app's client-side routes all answer with index.html.
+    return reply.type('text/html').sendFile('index.html');
+  });
+
+  return { app, deps, routes };
+}
+
+function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database) {
+  const schema: Record<string, unknown> = {
+    summary: spec.summary,
+    tags: spec.tags,
+    response: { 200: okEnvelope(spec.response) },
+  };
+  if (!('public' in spec.guard)) schema.security = [{ token: [] }];
+  if (spec.body && spec.bodyType !== 'multipart') schema.body = spec.body;
+  if (spec.query) schema.querystring = spec.query;
+  const rl = spec.rateLimit;
+  api.route({
+    method: spec.method,
+    url: spec.url,
+    schema,
+    config: {
+      guard: spec.guard,
+      bodyType: spec.bodyType ?? 'form',
+      ...(rl
+        ? { rateLimit: { max: rl.max, timeWindow: rl.timeWindow, ...(rl.key ? { keyGenerator: rl.key } : {}) } }
+        : {}),
+    },
+    preHandler: async (req) => {
+      await authorize(database.db, req, req.ctx, spec.guard);
+    },
+    handler: async (req, reply) => {
+      const ctx = req.ctx;
+      const body = spec.body ? parseInput(spec.body, req.body, ctx.language, 'body') : undefined;
+      const query = spec.query ? parseInput(spec.query, req.query, ctx.language, 'query') : undefined;
+      const data = await spec.handler({ body, query, ctx: ctx as never, req, reply });
+      if (spec.raw) return reply;
+      return { code: 200, status: '1', data };
+    },
+  });
+}
+
+/** Maps any error to the failure envelope, translated into the request's language; 5xx never shows internals. */
+export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: number; body: ErrorEnvelope } {
+  const lang = req.ctx?.language ?? 'zh_CN';
+  const t = translator(lang);
+  let e: AppError;
+  if (err instanceof AppError) e = err;
+  else {
+    const fe = err as FastifyError & { statusCode?: number; code?: string };
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') e = new AppError('UNSUPPORTED_MEDIA_TYPE', { type: String(req.headers['content-type'] ?? '') });
+    else if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError)
+      e = new AppError('BAD_JSON');
+    else if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe.statusCode === 413) e = new AppError('PAYLOAD_TOO_LARGE');
+    else if (fe.statusCode === 429) e = new AppError('RATE_LIMITED');
+    else if ((fe as { code?: string }).code === '23505') e = new AppError('CONFLICT', { detail: 'duplicate' });
+    else e = new AppError('INTERNAL', { requestId: String(req.id) });
+  }
+  const detail = e.detail?.map((d) => ({ field: d.field, message: d.message.startsWith('validation.') ? t(d.message) : d.message }));
+  const params: Record<string, string | number> = { requestId: String(req.id), ...e.params };
+  if (e.code === 'NOT_FOUND' && typeof params.entity === 'string') params.entity = t(`entities.${params.entity}`, { defaultValue: params.entity });
+  return {
+    status: e.status,
+    body: {
+      code: e.status,
+      status: '0',
+      message: t(`errors.${e.code}`, params),
+      errorCode: e.code,
+      requestId: String(req.id),
+      ...(detail ? { detail } : {}),
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/** Server configuration from the environment, read once. */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const SERVER_ROOT = path.resolve(here, '../..');
+export const REPO_ROOT = path.resolve(SERVER_ROOT, '../..');
+
+function int(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got ${v}`);
+  return n;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL server URL; unset = embedded PGlite under dataDir */
+  databaseUrl: string | undefined;
+  /** folder for the embedded database and uploaded files; 'memory://' = in-memory (tests) */
+  dataDir: string;
+  sessionIdleMinutes: number;
+  loginMaxFailures: number;
+  loginLockMinutes: number;
+  role: 'all' | 'api' | 'worker';
+  webDist: string;
+  otlpEndpoint: string | undefined;
+  hosts: Record<'storage' | 'ilink' | 'auth' | 'isource' | 'icrc' | 'igcp' | 'evisit', string>;
+  logLevel: string;
+  /** ESOURCE_TEST_HOOKS=1: registers the self-test job and its route (tests and browser journeys) */
+  testHooks: boolean;
+}
+
+export function loadConfig(overrides: Partial<Config> = {}): Config {
+  const roleArg = process.argv.find((a) => a.startsWith('--role='))?.slice('--role='.length);
+  const role = (overrides.role ?? roleArg ?? process.env.ESOURCE_ROLE ?? 'all') as Config['role'];
+  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`--role must be api, worker or all, got ${role}`);
+  const base = process.env.PUBLIC_URL ?? '';
+  return {
+    port: int('PORT', 8080),
+    host: process.env.HOST ?? '0.0.0.0',
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, 'data'),
+    sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
+    loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
+    loginLockMinutes: int('LOGIN_LOCK_MINUTES', 15),
+    role,
+    webDist: process.env.WEB_DIST ?? path.join(REPO_ROOT, 'apps/web/dist'),
+    otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    hosts: {
+      storage: process.env.HOST_STORAGE ?? `${base}/api/files`,
+      ilink: process.env.HOST_ILINK ?? base,
+      auth: process.env.HOST_AUTH ?? base,
+      isource: process.env.HOST_ISOURCE ?? base,
+      icrc: process.env.HOST_ICRC ?? base,
+      igcp: process.env.HOST_IGCP ?? base,
+      evisit: process.env.HOST_EVISIT ?? base,
+    },
+    logLevel: process.env.LOG_LEVEL ?? 'info',
+    testHooks: process.env.ESOURCE_TEST_HOOKS === '1',
+    ...overrides,
+  };
+}

@@ -1,0 +1,337 @@
+/**
+ * The database schema (Drizzle). One schema for the embedded PGlite and the PostgreSQL server; migrations are
+ * generated from it by drizzle-kit (plus hand-written ones for triggers) and kept to PostgreSQL 15 features.
+ *
+ * Every project-scoped row carries `env` (DEV/UAT/PRO): the environments are separate worlds for study data.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  varchar,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const created = () => ts('created_at').notNull().defaultNow();
+const updated = () => ts('updated_at').notNull().defaultNow();
+const envCol = () => varchar('env', { length: 3 }).notNull();
+
+export const organizations = pgTable('organizations', {
+  id: serial('id').primaryKey(),
+  name: varchar('name', { length: 30 }).notNull(),
+  code: varchar('code', { length: 50 }),
+  address: varchar('address', { length: 200 }),
+  status: integer('status').notNull().default(1),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const departments = pgTable(
+  'departments',
+  {
+    id: serial('id').primaryKey(),
+    orgId: integer('org_id')
+      .notNull()
+      .references(() => organizations.id),
+    name: varchar('name', { length: 50 }).notNull(),
+    code: varchar('code', { length: 50 }),
+    status: integer('status').notNull().default(1),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('departments_org_name').on(t.orgId, t.name)],
+);
+
+/** Login time windows: [{ days: [1..7] (ISO weekday), start: 'HH:MM', end: 'HH:MM' }], in `timezone`. */
+export interface LoginWindow {
+  days: number[];
+  start: string;
+  end: string;
+}
+
+export const permissionGroups = pgTable('permission_groups', {
+  id: serial('id').primaryKey(),
+  name: varchar('name', { length: 50 }).notNull().unique(),
+  description: varchar('description', { length: 200 }),
+  loginWindows: jsonb('login_windows').$type<LoginWindow[]>().notNull().default([]),
+  timezone: varchar('timezone', { length: 64 }).notNull().default('Asia/Shanghai'),
+  reviewerUserId: integer('reviewer_user_id'),
+  status: integer('status').notNull().default(1),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const roles = pgTable('roles', {
+  id: serial('id').primaryKey(),
+  /** role id shown to users: at most 20 characters (spec §5) */
+  code: varchar('code', { length: 20 }).notNull().unique(),
+  /** role name: at most 10 characters (spec §5) */
+  name: varchar('name', { length: 10 }).notNull(),
+  nameEn: varchar('name_en', { length: 50 }),
+  description: varchar('description', { length: 200 }),
+  /** 'system' roles give system permissions to a user; 'project' roles are held per project membership */
+  kind: varchar('kind', { length: 10 }).notNull().default('project'),
+  /** data-manager role: the only kind that may be added to a project in DEV (spec §6) */
+  isDm: boolean('is_dm').notNull().default(false),
+  envDev: boolean('env_dev').notNull().default(false),
+  envUat: boolean('env_uat').notNull().default(true),
+  envPro: boolean('env_pro').notNull().default(true),
+  status: integer('status').notNull().default(1),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const rolePermissions = pgTable(
+  'role_permissions',
+  {
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    permission: varchar('permission', { length: 100 }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.roleId, t.permission] })],
+);
+
+export const users = pgTable(
+  'users',
+  {
+    id: serial('id').primaryKey(),
+    account: varchar('account', { length: 50 }).notNull(),
+    name: varchar('name', { length: 50 }).notNull(),
+    phone: varchar('phone', { length: 20 }),
+    mail: varchar('mail', { length: 100 }),
+    idNumber: varchar('id_number', { length: 18 }),
+    orgId: integer('org_id').references(() => organizations.id),
+    deptId: integer('dept_id').references(() => departments.id),
+    /** login types (spec §1: 1 centre, 2 monitor, 3 site, 4 AE) this user may log in as */
+    loginTypes: integer('login_types').array().notNull().default(sql`'{}'::integer[]`),
+    systemRoleId: integer('system_role_id').references(() => roles.id),
+    permissionGroupId: integer('permission_group_id').references(() => permissionGroups.id),
+    /** argon2id of the SHA-256 digest the client sends */
+    passwordHash: text('password_hash').notNull(),
+    passwordChangedAt: ts('password_changed_at'),
+    status: integer('status').notNull().default(1),
+    failedLoginCount: integer('failed_login_count').notNull().default(0),
+    lockedUntil: ts('locked_until'),
+    lastLoginAt: ts('last_login_at'),
+    imgUrl: varchar('img_url', { length: 300 }),
+    language: varchar('language', { length: 5 }),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('users_account_lower').on(sql`lower(${t.account})`)],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: serial('id').primaryKey(),
+    /** SHA-256 of the opaque token; the token itself is never stored */
+    tokenHash: varchar('token_hash', { length: 64 }).notNull().unique(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    loginType: integer('login_type').notNull(),
+    env: envCol(),
+    ip: varchar('ip', { length: 64 }),
+    userAgent: varchar('user_agent', { length: 300 }),
+    createdAt: created(),
+    lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    endedAt: ts('ended_at'),
+    endReason: varchar('end_reason', { length: 20 }),
+  },
+  (t) => [index('sessions_user').on(t.userId)],
+);
+
+export const projects = pgTable(
+  'projects',
+  {
+    id: serial('id').primaryKey(),
+    /** study number: at most 20 characters (spec §5) */
+    no: varchar('no', { length: 20 }).notNull(),
+    /** full name: at most 100 characters (spec §5) */
+    name: varchar('name', { length: 100 }).notNull(),
+    /** 0 draft, 1 active, 2 paused, 3 closed */
+    status: integer('status').notNull().default(1),
+    fileConfirmConfig: integer('file_confirm_config').notNull().default(0),
+    autoPrefillDisabled: boolean('auto_prefill_disabled').notNull().default(false),
+    uuidNo: uuid('uuid_no').notNull().defaultRandom(),
+    configFiveFunction: varchar('config_five_function', { length: 50 }).notNull().default(''),
+    /** 1 remote monitoring, 2 E2E */
+    scene: integer('scene').notNull().default(1),
+    createdBy: integer('created_by').references(() => users.id),
+    version: integer('version').notNull().default(1),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('projects_no').on(t.no),
+    uniqueIndex('projects_uuid').on(t.uuidNo),
+    check('projects_scene', sql`${t.scene} in (1, 2)`),
+    check('projects_status', sql`${t.status} between 0 and 3`),
+  ],
+);
+
+/** A research centre: a project × organisation, per environment. */
+export const sites = pgTable(
+  'sites',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    orgId: integer('org_id')
+      .notNull()
+      .references(() => organizations.id),
+    siteNo: varchar('site_no', { length: 20 }).notNull(),
+    name: varchar('name', { length: 100 }).notNull(),
+    piUserId: integer('pi_user_id').references(() => users.id),
+    status: integer('status').notNull().default(1),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('sites_env_project_org').on(t.env, t.projectId, t.orgId),
+    uniqueIndex('sites_env_project_no').on(t.env, t.projectId, t.siteNo),
+  ],
+);
+
+export const projectMembers = pgTable(
+  'project_members',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id),
+    /** true: every site of the project; false: only the sites in project_member_sites */
+    allSites: boolean('all_sites').notNull().default(false),
+    status: integer('status').notNull().default(1),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('project_members_env_project_user').on(t.env, t.projectId, t.userId)],
+);
+
+export const projectMemberSites = pgTable(
+  'project_member_sites',
+  {
+    memberId: integer('member_id')
+      .notNull()
+      .references(() => projectMembers.id, { onDelete: 'cascade' }),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+  },
+  (t) => [primaryKey({ columns: [t.memberId, t.siteId] })],
+);
+
+/**
+ * The audit trail: append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), hash-chained per project
+ * (`chain_key` = 'project:<id>' or 'system'); `seq` numbers each chain without gaps.
+ */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    chainKey: varchar('chain_key', { length: 40 }).notNull(),
+    seq: integer('seq').notNull(),
+    env: varchar('env', { length: 3 }),
+    projectId: integer('project_id'),
+    siteId: integer('site_id'),
+    subjectId: integer('subject_id'),
+    userId: integer('user_id'),
+    userName: varchar('user_name', { length: 50 }),
+    action: varchar('action', { length: 50 }).notNull(),
+    entity: varchar('entity', { length: 50 }).notNull(),
+    entityId: varchar('entity_id', { length: 64 }),
+    field: varchar('field', { length: 100 }),
+    oldValue: text('old_value'),
+    newValue: text('new_value'),
+    reason: text('reason'),
+    requestId: varchar('request_id', { length: 64 }),
+    ip: varchar('ip', { length: 64 }),
+    createdAt: ts('created_at').notNull(),
+    prevHash: varchar('prev_hash', { length: 64 }).notNull(),
+    hash: varchar('hash', { length: 64 }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('audit_events_chain_seq').on(t.chainKey, t.seq),
+    index('audit_events_project_time').on(t.projectId, t.env, t.createdAt),
+    index('audit_events_action_time').on(t.action, t.createdAt),
+    index('audit_events_user_time').on(t.userId, t.createdAt),
+  ],
+);
+
+/** Progress notice items (spec §3): what a job reports to the progress panel. */
+export const progressItems = pgTable(
+  'progress_items',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id'),
+    /** the user who started the work and sees the notice */
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** 1 source upload/match, 2 subject extraction, 3 EDC sync */
+    type: integer('type').notNull(),
+    /** 1 processing, 2 success, 3 error */
+    status: integer('status').notNull().default(1),
+    displayInformation: varchar('display_information', { length: 500 }).notNull(),
+    ptsNo: varchar('pts_no', { length: 50 }),
+    ptsId: integer('pts_id'),
+    designVersionId: integer('design_version_id'),
+    extraInfo: jsonb('extra_info').$type<Record<string, { done: number; total: number }>>(),
+    jobId: varchar('job_id', { length: 64 }),
+    isRead: boolean('is_read').notNull().default(false),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    index('progress_items_user').on(t.userId, t.env, t.projectId, t.type, t.isRead),
+    check('progress_items_type', sql`${t.type} in (1, 2, 3)`),
+    check('progress_items_status', sql`${t.status} in (1, 2, 3)`),
+  ],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id').references(() => projects.id),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    kind: varchar('kind', { length: 30 }).notNull(),
+    title: varchar('title', { length: 200 }).notNull(),
+    content: text('content').notNull().default(''),
+    isRead: boolean('is_read').notNull().default(false),
+    createdAt: created(),
+    readAt: ts('read_at'),
+  },
+  (t) => [index('messages_user').on(t.userId, t.env, t.isRead)],
+);

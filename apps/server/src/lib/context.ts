@@ -1,0 +1,53 @@
+import type { Env, Language, LoginType, Requirement } from '@esource/shared';
+
+export type Scope = 'system' | 'project' | 'site';
+
+/**
+ * Every route declares its guard: `public`, or a permission requirement ('any' = any logged-in user) and a
+ * scope. A route without one is refused at start-up.
+ */
+export type Guard = { public: true } | { permission: Requirement | 'any'; scope: Scope };
+
+export interface SessionUser {
+  id: number;
+  account: string;
+  name: string;
+  orgId: number | null;
+  systemRoleId: number | null;
+}
+
+export interface ProjectContext {
+  id: number;
+  no: string;
+  name: string;
+  status: number;
+  memberId: number;
+  roleId: number;
+  roleCode: string;
+  isDm: boolean;
+  /** null = every site of the project */
+  siteIds: number[] | null;
+}
+
+/** What a handler knows about the request (DESIGN §3.2). */
+export interface RequestContext {
+  requestId: string;
+  language: Language;
+  ip: string;
+  user: SessionUser | null;
+  sessionId: number | null;
+  loginType: LoginType | null;
+  env: Env;
+  project: ProjectContext | null;
+  /** proSiteId when sent and allowed */
+  siteId: number | null;
+  /** effective permissions (system role ∪ project role, cut down for a closed project) */
+  pms: Set<string>;
+  product: string | null;
+  source: string | null;
+  orgId: number | null;
+}
+
+/** A context with a logged-in user: what guarded handlers receive. */
+export type AuthedContext = RequestContext & { user: SessionUser; sessionId: number; loginType: LoginType };
+export type ProjectScopedContext = AuthedContext & { project: ProjectContext };

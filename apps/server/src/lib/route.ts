@@ -1,0 +1,49 @@
+/**
+ * One way to declare an API route: method, path, guard, zod schemas (from packages/shared) and a handler that
+ * returns the data of the success envelope. Validation happens after the guard, in the request's language.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { AuthedContext, Guard, RequestContext } from './context';
+
+export type BodyType = 'form' | 'json' | 'multipart';
+
+type Ctx<G extends Guard> = G extends { public: true } ? RequestContext : AuthedContext;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteSpec<
+  G extends Guard = Guard,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  R extends z.ZodType = z.ZodType,
+> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** path below /api */
+  url: string;
+  guard: G;
+  summary: string;
+  tags: string[];
+  body?: B;
+  query?: Q;
+  response: R;
+  /** form (default; JSON also accepted), json, or multipart */
+  bodyType?: BodyType;
+  /** per-route rate limit (requests per minute per key) */
+  rateLimit?: { max: number; timeWindow: string; key?: (req: FastifyRequest) => string };
+  /** success envelope data is returned raw (e.g. a file download) when the handler sent the reply itself */
+  raw?: boolean;
+  handler: (input: {
+    body: Out<B>;
+    query: Out<Q>;
+    ctx: Ctx<G>;
+    req: FastifyRequest;
+    reply: FastifyReply;
+  }) => Promise<z.input<R>>;
+}
+
+/** Identity helper that keeps the generics of a route declaration. */
+export function defineRoute<G extends Guard, B extends z.ZodType | undefined, Q extends z.ZodType | undefined, R extends z.ZodType>(
+  spec: RouteSpec<G, B, Q, R>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}

@@ -1,0 +1,22 @@
+/** Parses input with a zod schema, with messages in the request's language and naming each field. */
+import type { z } from 'zod';
+import { en, zhCN } from 'zod/locales';
+import type { Language } from '@esource/shared';
+import { AppError, type FieldProblem } from './errors';
+import { translateMaybe, translator } from './i18n';
+
+const locales = { zh_CN: zhCN().localeError, en_US: en().localeError } as const;
+
+export function parseInput<S extends z.ZodType>(schema: S, data: unknown, lang: Language, where: string): z.output<S> {
+  const r = schema.safeParse(data ?? {}, { error: locales[lang], reportInput: true });
+  if (r.success) return r.data;
+  const t = translator(lang);
+  const detail: FieldProblem[] = r.error.issues.map((i) => {
+    const field = i.path.length ? i.path.join('.') : where;
+    const missing = i.code === 'invalid_type' && !('input' in i && i.input !== undefined);
+    const message = missing ? t('validation.required') : translateMaybe(lang, i.message);
+    return { field, message };
+  });
+  const first = detail[0]!;
+  throw new AppError('VALIDATION', { detail: t('validation.field', { field: first.field, message: first.message }) }, detail);
+}

@@ -1,0 +1,211 @@
+/**
+ * The audit trail (DESIGN §4): every write records who, when, env, project, site, subject, entity, field, old
+ * and new value, reason and request id, in the same transaction as the change. Rows are chained per project
+ * with an HMAC-SHA-256 over the previous row's hash and this row's content, so that a changed, removed or
+ * forged row breaks the chain; the database refuses UPDATE/DELETE/TRUNCATE on the table.
+ */
+import { createHmac } from 'node:crypto';
+import { asc, desc, eq, gt, and, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client';
+import { auditEvents } from '../../db/schema';
+import type { AuthedContext } from '../../lib/context';
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+function chainSecret(): string {
+  return process.env.AUDIT_CHAIN_KEY ?? 'esource-audit-chain-development-key';
+}
+
+export interface AuditActor {
+  userId: number | null;
+  userName: string | null;
+  requestId: string | null;
+  ip: string | null;
+  env: string | null;
+}
+
+/** The audit actor of a logged-in request. */
+export function actorOf(ctx: AuthedContext): AuditActor {
+  return { userId: ctx.user.id, userName: ctx.user.name, requestId: ctx.requestId, ip: ctx.ip, env: ctx.env };
+}
+
+export interface AuditEntry {
+  action: string;
+  entity: string;
+  entityId?: string | number | null;
+  field?: string | null;
+  oldValue?: unknown;
+  newValue?: unknown;
+  reason?: string | null;
+  projectId?: number | null;
+  siteId?: number | null;
+  subjectId?: number | null;
+  /** overrides the actor's env (e.g. for system events) */
+  env?: string | null;
+}
+
+type Row = typeof auditEvents.$inferSelect;
+type Content = Omit<Row, 'id' | 'hash' | 'prevHash'>;
+
+/** Values are stored as text; objects as JSON. */
+function asText(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') return v;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v);
+}
+
+/** The hash of a row: HMAC over the previous hash and the row's content in a fixed order. */
+export function hashRow(prevHash: string, c: Content): string {
+  const canonical = JSON.stringify([
+    c.chainKey,
+    c.seq,
+    c.env,
+    c.projectId,
+    c.siteId,
+    c.subjectId,
+    c.userId,
+    c.userName,
+    c.action,
+    c.entity,
+    c.entityId,
+    c.field,
+    c.oldValue,
+    c.newValue,
+    c.reason,
+    c.requestId,
+    c.ip,
+    c.createdAt.toISOString(),
+  ]);
+  return createHmac('sha256', chainSecret()).update(prevHash).update('\n').update(canonical).digest('hex');
+}
+
+export function chainKeyOf(projectId: number | null | undefined): string {
+  return projectId ? `project:${projectId}` : 'system';
+}
+
+/**
+ * Appends entries to the audit trail inside the caller's transaction. Takes a transaction-scoped advisory lock
+ * per chain so that two concurrent writers cannot fork it.
+ */
+export async function recordAudit(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const byChain = new Map<string, AuditEntry[]>();
+  for (const e of entries) {
+    const k = chainKeyOf(e.projectId);
+    byChain.set(k, [...(byChain.get(k) ?? []), e]);
+  }
+  const now = new Date();
+  for (const [chainKey, list] of byChain) {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${chainKey}))`);
+    const [last] = await tx
+      .select({ seq: auditEvents.seq, hash: auditEvents.hash })
+      .from(auditEvents)
+      .where(eq(auditEvents.chainKey, chainKey))
+      .orderBy(desc(auditEvents.seq))
+      .limit(1);
+    let seq = last?.seq ?? 0;
+    let prevHash = last?.hash ?? GENESIS_HASH;
+    const rows: (typeof auditEvents.$inferInsert)[] = [];
+    for (const e of list) {
+      seq += 1;
+      const content: Content = {
+        chainKey,
+        seq,
+        env: e.env !== undefined ? e.env : actor.env,
+        projectId: e.projectId ?? null,
+        siteId: e.siteId ?? null,
+        subjectId: e.subjectId ?? null,
+        userId: actor.userId,
+        userName: actor.userName,
+        action: e.action,
+        entity: e.entity,
+        entityId: asText(e.entityId),
+        field: e.field ?? null,
+        oldValue: asText(e.oldValue),
+        newValue: asText(e.newValue),
+        reason: e.reason ?? null,
+        requestId: actor.requestId,
+        ip: actor.ip,
+        createdAt: now,
+      };
+      const hash = hashRow(prevHash, content);
+      rows.push({ ...content, prevHash, hash });
+      prevHash = hash;
+    }
+    await tx.insert(auditEvents).values(rows);
+  }
+}
+
+/**
+ * One entry per changed field between `before` and `after` (only the listed fields). Used by services so that
+ * an update records old and new values field by field.
+ */
+export function diffEntries<T extends Record<string, unknown>>(
+  base: Omit<AuditEntry, 'field' | 'oldValue' | 'newValue'>,
+  before: Partial<T> | null,
+  after: Partial<T>,
+  fields: readonly (keyof T & string)[],
+): AuditEntry[] {
+  const out: AuditEntry[] = [];
+  for (const f of fields) {
+    const o = before ? asText(before[f]) : null;
+    const n = asText(after[f]);
+    if (o !== n) out.push({ ...base, field: f, oldValue: o, newValue: n });
+  }
+  return out;
+}
+
+export interface ChainBreak {
+  chainKey: string;
+  id: number;
+  seq: number;
+  reason: 'hash' | 'prev-hash' | 'sequence';
+}
+
+export interface VerifyResult {
+  chains: number;
+  rows: number;
+  breaks: ChainBreak[];
+}
+
+/** Walks every chain in order and names the first broken row of each. */
+export async function verifyAuditChains(db: Db, opts: { chainKey?: string; batch?: number } = {}): Promise<VerifyResult> {
+  const batch = opts.batch ?? 5000;
+  const keys = opts.chainKey
+    ? [opts.chainKey]
+    : (await db.selectDistinct({ k: auditEvents.chainKey }).from(auditEvents)).map((r) => r.k);
+  const result: VerifyResult = { chains: keys.length, rows: 0, breaks: [] };
+  for (const chainKey of keys) {
+    let prevHash = GENESIS_HASH;
+    let expectedSeq = 1;
+    let after = 0;
+    let broken = false;
+    while (!broken) {
+      const rows = await db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.chainKey, chainKey), gt(auditEvents.seq, after)))
+        .orderBy(asc(auditEvents.seq))
+        .limit(batch);
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        result.rows += 1;
+        let reason: ChainBreak['reason'] | null = null;
+        if (r.seq !== expectedSeq) reason = 'sequence';
+        else if (r.prevHash !== prevHash) reason = 'prev-hash';
+        else if (hashRow(prevHash, r) !== r.hash) reason = 'hash';
+        if (reason) {
+          result.breaks.push({ chainKey, id: r.id, seq: r.seq, reason });
+          broken = true;
+          break;
+        }
+        prevHash = r.hash;
+        expectedSeq += 1;
+        after = r.seq;
+      }
+    }
+  }
+  return result;
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import {
+  ENVS,
+  envListResponse,
+  envTypeSwitchRequest,
+  loginRequest,
+  loginResponse,
+  pmsInfoResponse,
+  refreshResponse,
+  updatePwdRequest,
+} from '@esource/shared';
+import { defineRoute, type RouteSpec } from '../../lib/route';
+import type { AppDeps } from '../../app-deps';
+
+export function authRoutes({ auth }: AppDeps): RouteSpec[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/passport/login',
+      guard: { public: true },
+      summary: 'Log in (client sends SHA-256 of the password)',
+      tags: ['auth'],
+      body: loginRequest,
+      response: loginResponse,
+      rateLimit: {
+        max: 20,
+        timeWindow: '1 minute',
+        key: (req) => `${req.ip}:${String((req.body as { account?: unknown } | undefined)?.account ?? '').toLowerCase()}`,
+      },
+      handler: ({ body, req, ctx }) =>
+        auth.login(body, { ip: req.ip, userAgent: req.headers['user-agent'] ?? null, requestId: ctx.requestId }),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/auth/logout',
+      guard: { permission: 'any', scope: 'system' },
+      summary: 'End the session',
+      tags: ['auth'],
+      response: z.null(),
+      handler: async ({ ctx }) => {
+        await auth.logout(ctx);
+        return null;
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/common/refresh',
+      guard: { permission: 'any', scope: 'system' },
+      summary: 'Keep-alive: extends the idle expiry of the session',
+      tags: ['auth'],
+      response: refreshResponse,
+      handler: ({ ctx }) => auth.refresh(ctx),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/auth/user/pmsInfo',
+      guard: { permission: 'any', scope: 'system' },
+      summary: 'Permissions, menus and user info (for the project in proId when given)',
+      tags: ['auth'],
+      bodyType: 'json',
+      response: pmsInfoResponse,
+      handler: ({ ctx }) => auth.pmsInfo(ctx),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/passport/envTypeSwitch',
+      guard: { permission: 'any', scope: 'system' },
+      summary: 'Switch the session environment (DEV, UAT, PRO)',
+      tags: ['auth'],
+      body: envTypeSwitchRequest,
+      response: z.object({ projectType: z.enum(ENVS) }),
+      handler: ({ ctx, body }) => auth.switchEnv(ctx, body.proType),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/common/getEnv',
+      guard: { permission: 'any', scope: 'system' },
+      summary: 'Environment list with the ones this user may use',
+      tags: ['auth'],
+      response: envListResponse,
+      handler: async ({ ctx }) => {
+        const allowed = await auth.allowedEnvs(ctx);
+        return ENVS.map((value) => ({ value, enabled: allowed.includes(value), current: value === ctx.env }));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/user/updatePwd',
+      guard: { permission: 'any', scope: 'system' },
+      summary: 'Change own password (newPwd is the SHA-256 digest)',
+      tags: ['auth'],
+      body: updatePwdRequest,
+      response: z.null(),
+      handler: async ({ ctx, body }) => {
+        await auth.updatePassword(ctx, body.userId, body.newPwd);
+        return null;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,259 @@
+/**
+ * Login, logout, session refresh, environment switch and password change (spec §1, §4, §5, §7).
+ * The client sends SHA-256(password); we store argon2id of that digest.
+ */
+import { randomBytes } from 'node:crypto';
+import { hash as argonHash, verify as argonVerify } from '@node-rs/argon2';
+import { and, eq, isNull, ne } from 'drizzle-orm';
+import {
+  LOGIN_VARIANTS,
+  passwordChangeDue,
+  visibleModules,
+  type Env,
+  type LoginRequest,
+  type LoginResponse,
+  type LoginType,
+  type PmsInfoResponse,
+} from '@esource/shared';
+import type { Db } from '../../db/client';
+import { sessions, users, type LoginWindow } from '../../db/schema';
+import { AppError } from '../../lib/errors';
+import type { AuthedContext } from '../../lib/context';
+import type { Config } from '../../config/config';
+import { actorOf, recordAudit, type AuditActor } from '../audit/audit.service';
+import * as repo from './auth.repo';
+import { hashToken } from './context.service';
+
+/** argon2id of a password digest. */
+export function hashPasswordDigest(digest: string): Promise<string> {
+  return argonHash(digest.toLowerCase());
+}
+
+// Verified against when the account does not exist, so that timing does not reveal which accounts exist.
+const DUMMY_HASH = hashPasswordDigest('0'.repeat(64));
+
+export interface LoginMeta {
+  ip: string;
+  userAgent: string | null;
+  requestId: string;
+}
+
+/** Is `now` inside one of the windows, in the group's time zone? An empty list means no restriction. */
+export function insideLoginWindows(windows: LoginWindow[], timezone: string, now = new Date()): boolean {
+  if (windows.length === 0) return true;
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: timezone,
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(now);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  const weekday = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].indexOf(get('weekday')) + 1;
+  const hm = `${get('hour')}:${get('minute')}`;
+  return windows.some((w) => w.days.includes(weekday) && hm >= w.start && hm < w.end);
+}
+
+export class AuthService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+  ) {}
+
+  private actor(meta: LoginMeta, user: { id: number; name: string } | null, env: string | null): AuditActor {
+    return { userId: user?.id ?? null, userName: user?.name ?? null, requestId: meta.requestId, ip: meta.ip, env };
+  }
+
+  /** Records a failed login in its own transaction (it must persist although the request fails). */
+  private async fail(
+    meta: LoginMeta,
+    user: { id: number; name: string } | null,
+    account: string,
+    reason: string,
+    update?: Partial<typeof users.$inferInsert>,
+  ) {
+    await this.db.transaction(async (tx) => {
+      if (user && update) await tx.update(users).set(update).where(eq(users.id, user.id));
+      await recordAudit(tx, this.actor(meta, user, null), [
+        { action: 'login.failure', entity: 'user', entityId: user?.id ?? null, newValue: account, reason },
+      ]);
+    });
+  }
+
+  async login(input: LoginRequest, meta: LoginMeta): Promise<LoginResponse> {
+    const loginType = input.loginType as LoginType;
+    const user = await repo.findUserByAccount(this.db, input.account);
+    if (!user) {
+      await argonVerify(await DUMMY_HASH, input.password);
+      await this.fail(meta, null, input.account, 'unknown account');
+      throw new AppError('BAD_CREDENTIALS', { remaining: this.config.loginMaxFailures });
+    }
+    const now = new Date();
+    if (user.lockedUntil && user.lockedUntil > now) {
+      await this.fail(meta, user, input.account, 'locked');
+      throw new AppError('ACCOUNT_LOCKED', { minutes: Math.ceil((user.lockedUntil.getTime() - now.getTime()) / 60000) });
+    }
+    const ok = await argonVerify(user.passwordHash, input.password);
+    if (!ok) {
+      const failures = user.failedLoginCount + 1;
+      if (failures >= this.config.loginMaxFailures) {
+        const lockedUntil = new Date(now.getTime() + this.config.loginLockMinutes * 60000);
+        await this.fail(meta, user, input.account, 'bad password; account locked', { failedLoginCount: 0, lockedUntil });
+        throw new AppError('ACCOUNT_LOCKED', { minutes: this.config.loginLockMinutes });
+      }
+      await this.fail(meta, user, input.account, 'bad password', { failedLoginCount: failures });
+      throw new AppError('BAD_CREDENTIALS', { remaining: this.config.loginMaxFailures - failures });
+    }
+    if (user.status !== 1) {
+      await this.fail(meta, user, input.account, 'disabled');
+      throw new AppError('ACCOUNT_DISABLED');
+    }
+    const variant = input.variant ?? (loginType === 3 ? 'site' : loginType === 4 ? 'ae' : 'main');
+    if (!user.loginTypes.includes(loginType) || !LOGIN_VARIANTS[variant].loginTypes.includes(loginType)) {
+      await this.fail(meta, user, input.account, `login type ${loginType} on ${variant} not allowed`);
+      throw new AppError('LOGIN_TYPE_FORBIDDEN');
+    }
+    if (user.permissionGroupId) {
+      const g = await repo.findPermissionGroup(this.db, user.permissionGroupId);
+      if (g && g.status === 1 && !insideLoginWindows(g.loginWindows, g.timezone, now)) {
+        await this.fail(meta, user, input.account, `outside login windows of group ${g.name}`);
+        throw new AppError('LOGIN_WINDOW_CLOSED');
+      }
+    }
+    const envs = await repo.envsWithMembership(this.db, user.id);
+    const env: Env = (['PRO', 'UAT', 'DEV'] as const).find((e) => envs.includes(e)) ?? 'PRO';
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(now.getTime() + this.config.sessionIdleMinutes * 60000);
+    await this.db.transaction(async (tx) => {
+      await tx.update(users).set({ failedLoginCount: 0, lockedUntil: null, lastLoginAt: now }).where(eq(users.id, user.id));
+      await tx.insert(sessions).values({
+        tokenHash: hashToken(token),
+        userId: user.id,
+        loginType,
+        env,
+        ip: meta.ip,
+        userAgent: meta.userAgent?.slice(0, 300) ?? null,
+        expiresAt,
+      });
+      await recordAudit(tx, this.actor(meta, user, env), [
+        { action: 'login.success', entity: 'user', entityId: user.id, newValue: `loginType=${loginType}` },
+      ]);
+    });
+    const role = user.systemRoleId ? await repo.findRole(this.db, user.systemRoleId) : null;
+    return {
+      token,
+      expiresAt: expiresAt.toISOString(),
+      passwordChangeDue: passwordChangeDue(user.passwordChangedAt, now),
+      user: {
+        id: user.id,
+        name: user.name,
+        account: user.account,
+        roleCode: role?.code ?? null,
+        imgUrl: user.imgUrl,
+        token,
+        projectType: env,
+        loginType,
+      },
+    };
+  }
+
+  async logout(ctx: AuthedContext): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.update(sessions).set({ endedAt: new Date(), endReason: 'logout' }).where(eq(sessions.id, ctx.sessionId));
+      await recordAudit(tx, actorOf(ctx), [{ action: 'logout', entity: 'user', entityId: ctx.user.id }]);
+    });
+  }
+
+  /** Keep-alive: extends the idle expiry. */
+  async refresh(ctx: AuthedContext): Promise<{ expiresAt: string }> {
+    const now = new Date();
+    const expiresAt = new Date(now.getTime() + this.config.sessionIdleMinutes * 60000);
+    await this.db.update(sessions).set({ lastSeenAt: now, expiresAt }).where(eq(sessions.id, ctx.sessionId));
+    return { expiresAt: expiresAt.toISOString() };
+  }
+
+  /** Environments the user may use: any, with a system role; otherwise where a membership's role allows it. */
+  async allowedEnvs(ctx: AuthedContext): Promise<Env[]> {
+    if (ctx.user.systemRoleId) return ['DEV', 'UAT', 'PRO'];
+    return repo.envsWithMembership(this.db, ctx.user.id);
+  }
+
+  async switchEnv(ctx: AuthedContext, env: Env): Promise<{ projectType: Env }> {
+    if (!(await this.allowedEnvs(ctx)).includes(env)) throw new AppError('ENV_FORBIDDEN', { env });
+    await this.db.transaction(async (tx) => {
+      const [s] = await tx.select({ env: sessions.env }).from(sessions).where(eq(sessions.id, ctx.sessionId));
+      await tx.update(sessions).set({ env }).where(eq(sessions.id, ctx.sessionId));
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'env.switch', entity: 'session', entityId: ctx.sessionId, field: 'env', oldValue: s?.env, newValue: env },
+      ]);
+    });
+    return { projectType: env };
+  }
+
+  async pmsInfo(ctx: AuthedContext): Promise<PmsInfoResponse> {
+    const user = await repo.findUserById(this.db, ctx.user.id);
+    if (!user) throw new AppError('UNAUTHENTICATED');
+    const org = user.orgId ? await repo.findOrg(this.db, user.orgId) : null;
+    const role = user.systemRoleId ? await repo.findRole(this.db, user.systemRoleId) : null;
+    const pms = [...ctx.pms].sort();
+    return {
+      pms,
+      menus: visibleModules(pms, ctx.env).map((m) => ({ no: m.no, key: m.key, path: m.path })),
+      user: {
+        id: user.id,
+        name: user.name,
+        account: user.account,
+        phone: user.phone,
+        mail: user.mail,
+        orgId: user.orgId,
+        orgName: org?.name ?? null,
+        loginType: ctx.loginType,
+        roleCode: ctx.project?.roleCode ?? role?.code ?? null,
+        imgUrl: user.imgUrl,
+        projectType: ctx.env,
+        passwordChangedAt: user.passwordChangedAt?.toISOString() ?? null,
+        passwordChangeDue: passwordChangeDue(user.passwordChangedAt),
+      },
+      currentSystemTime: new Date().toISOString(),
+      affiliatedHospital: org?.name ?? null,
+      loginProduct: ctx.loginType,
+      project: ctx.project
+        ? {
+            id: ctx.project.id,
+            no: ctx.project.no,
+            name: ctx.project.name,
+            status: ctx.project.status,
+            role: ctx.project.roleCode,
+            siteIds: ctx.project.siteIds,
+          }
+        : null,
+    };
+  }
+
+  /** Changes the caller's own password; refuses reuse of the current one; ends the user's other sessions. */
+  async updatePassword(ctx: AuthedContext, userId: number, newDigest: string): Promise<void> {
+    if (userId !== ctx.user.id) throw new AppError('FORBIDDEN');
+    const user = await repo.findUserById(this.db, userId);
+    if (!user) throw new AppError('NOT_FOUND', { entity: 'user' });
+    if (await argonVerify(user.passwordHash, newDigest)) throw new AppError('PASSWORD_REUSED');
+    const passwordHash = await hashPasswordDigest(newDigest);
+    const now = new Date();
+    await this.db.transaction(async (tx) => {
+      await tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, userId));
+      await tx
+        .update(sessions)
+        .set({ endedAt: now, endReason: 'password' })
+        .where(and(eq(sessions.userId, userId), ne(sessions.id, ctx.sessionId), isNull(sessions.endedAt)));
+      await recordAudit(tx, actorOf(ctx), [
+        {
+          action: 'password.change',
+          entity: 'user',
+          entityId: userId,
+          field: 'passwordChangedAt',
+          oldValue: user.passwordChangedAt,
+          newValue: now,
+        },
+      ]);
+    });
+  }
+}

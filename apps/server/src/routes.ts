@@ -1,0 +1,13 @@
+/** Every API route module of the server. */
+import type { AppDeps } from './app-deps';
+import type { RouteSpec } from './lib/route';
+import { authRoutes } from './modules/auth/auth.routes';
+import { progressRoutes } from './modules/progress/progress.routes';
+import { projectRoutes } from './modules/projects/projects.routes';
+import { siteRoutes } from './modules/sites/sites.routes';
+import { systemRoutes } from './modules/system/system.routes';
+import { selfTestRoutes } from './modules/jobs/self-test.job';
+
+export function allRoutes(deps: AppDeps): RouteSpec[] {
+  return [...systemRoutes(deps), ...authRoutes(deps), ...progressRoutes(deps), ...projectRoutes(deps), ...siteRoutes(deps), ...selfTestRoutes(deps)];
+}
