@@ -1,0 +1,8 @@
+import { createContext, useContext } from 'react';
+import type { GuardDecision } from '../routes/guard';
+
+export const GuardContext = createContext<GuardDecision | null>(null);
+
+export function useGuardDecision(): GuardDecision | null {
+  return useContext(GuardContext);
+}

@@ -1,0 +1,84 @@
+import { useEffect, useMemo } from 'react';
+import { Outlet, useLocation, useNavigate } from 'react-router';
+import { App, Button, Result } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { decideGuard, type GuardDecision } from '../routes/guard';
+import { useSession } from '../features/session/session-store';
+import { useAccess, useUserInfo } from '../features/session/use-user-info';
+import { applyGuardActions } from '../features/session/session-actions';
+import { useSessionTimers } from '../features/session/use-session-timers';
+import { LoginExpiredDialog } from '../features/session/login-expired-dialog';
+import { ApiError } from '../lib/api-client';
+import { GuardContext } from './guard-context';
+import { PageSpinner } from './page-spinner';
+import { LOGIN_PRODUCT } from './build-flags';
+
+/** The root route: runs the route guard on every location and holds the session-wide dialogs and timers. */
+export function RootGuard() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const { message } = App.useApp();
+  const { t } = useTranslation('common');
+  const token = useSession((s) => s.token);
+  const variant = useSession((s) => s.variant);
+  const projectId = useSession((s) => s.project?.id ?? null);
+  const projectPending = useSession((s) => s.pendingProjectUuid !== null);
+  const moduleNo = useSession((s) => s.moduleNo);
+  const listPage = useSession((s) => s.listPage);
+  const expired = useSession((s) => s.expired);
+  const info = useUserInfo();
+  const access = useAccess();
+
+  const decision: GuardDecision = useMemo(
+    () =>
+      decideGuard(location.pathname, location.search, {
+        token,
+        variant,
+        loginProduct: LOGIN_PRODUCT,
+        access,
+        projectId,
+        projectPending,
+        expired,
+        moduleNo,
+        listPage,
+      }),
+    [location.pathname, location.search, token, variant, access, projectId, projectPending, expired, moduleNo, listPage],
+  );
+
+  useEffect(() => {
+    applyGuardActions(decision.actions, () => {
+      void message.error(t('projectNotFound'));
+      void navigate('/overview', { replace: true });
+    });
+    if (decision.kind === 'redirect') void navigate(decision.to, { replace: true });
+  }, [decision, navigate, message, t]);
+
+  const onStaticPage = decision.kind === 'render' && Boolean(decision.route.static);
+  useSessionTimers(!onStaticPage);
+
+  let body: React.ReactNode;
+  const infoError = info.error instanceof ApiError && info.error.code !== 401 ? info.error : null;
+  if (decision.kind === 'redirect') body = <PageSpinner />;
+  else if (decision.kind === 'loading' && infoError) {
+    body = (
+      <Result
+        status="error"
+        title={t('userInfoFailed')}
+        subTitle={infoError.message}
+        extra={
+          <Button type="primary" onClick={() => void info.refetch()}>
+            {t('retry')}
+          </Button>
+        }
+      />
+    );
+  } else if (decision.kind === 'loading' && !(decision.route.shell && info.data)) body = <PageSpinner />;
+  else body = <Outlet />;
+
+  return (
+    <GuardContext.Provider value={decision}>
+      {body}
+      <LoginExpiredDialog />
+    </GuardContext.Provider>
+  );
+}

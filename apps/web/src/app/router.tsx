@@ -1,0 +1,59 @@
+import { createBrowserRouter, createMemoryRouter, type RouteObject } from 'react-router';
+import { ROUTES } from '../routes/route-table';
+import type { AppRoute } from '../routes/route-types';
+import { withChunkTimeout } from '../lib/chunk-load';
+import { RootGuard } from './root-guard';
+import { PageSpinner } from './page-spinner';
+import { RouteError } from './route-error';
+
+function toRouteObject(r: AppRoute): RouteObject {
+  const page = r.page;
+  return {
+    id: r.id,
+    path: r.path,
+    handle: { routeId: r.id },
+    ...(page
+      ? {
+          lazy: async () => {
+            const m = await withChunkTimeout(page);
+            return { Component: m.default };
+          },
+        }
+      : { element: null }),
+  };
+}
+
+/** Router objects derived from the one route table (spec §2). */
+export function buildRouteObjects(): RouteObject[] {
+  return [
+    {
+      id: 'app',
+      element: <RootGuard />,
+      HydrateFallback: PageSpinner,
+      errorElement: <RouteError />,
+      children: [
+        {
+          id: 'shell',
+          lazy: async () => {
+            const m = await withChunkTimeout(() => import('../features/layout/app-layout'));
+            return { Component: m.default };
+          },
+          children: ROUTES.filter((r) => r.shell).map(toRouteObject),
+        },
+        ...ROUTES.filter((r) => !r.shell).map(toRouteObject),
+        // unknown paths: the guard sends them to /404
+        { id: 'unknown', path: '*', element: null },
+      ],
+    },
+  ];
+}
+
+export type AppRouter = ReturnType<typeof createBrowserRouter>;
+
+export function createAppRouter(basename = '/', initialEntries?: string[]): AppRouter {
+  const routes = buildRouteObjects();
+  const base = basename === '/' ? undefined : basename.replace(/\/+$/, '');
+  return initialEntries
+    ? createMemoryRouter(routes, { basename: base, initialEntries })
+    : createBrowserRouter(routes, { basename: base });
+}

@@ -1,0 +1,47 @@
+import { Badge, Button, Popover, Tooltip, Typography } from 'antd';
+import { BellOutlined, SearchOutlined } from '@ant-design/icons';
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../lib/api-client';
+
+/** Message badge (spec §2, §7: POST /message/manager/badgeInfo; a 401 here does not open the expiry dialog). */
+export function MessageBadge({ token }: { token: string | null }) {
+  const { t } = useTranslation('layout');
+  const q = useQuery({
+    queryKey: ['badge', token],
+    queryFn: () => api.post<{ unread: number; total: number }>('/message/manager/badgeInfo', {}, { silent: true, ignore401: true }),
+    enabled: Boolean(token),
+    refetchInterval: 60_000,
+    retry: false,
+  });
+  const unread = q.data?.unread ?? 0;
+  return (
+    <Popover
+      trigger="click"
+      placement="bottomRight"
+      title={t('messages')}
+      content={
+        <div style={{ maxWidth: 260 }}>
+          <Typography.Paragraph style={{ marginBottom: 4 }}>{t('messagesCount', { unread, total: q.data?.total ?? 0 })}</Typography.Paragraph>
+          <Typography.Text type="secondary">{t('messagesLater')}</Typography.Text>
+        </div>
+      }
+    >
+      <Badge count={unread} size="small" offset={[-4, 4]} data-testid="message-badge">
+        <Button type="text" icon={<BellOutlined />} aria-label={t('messages')} />
+      </Badge>
+    </Popover>
+  );
+}
+
+export function SearchButton({ onOpen }: { onOpen: () => void }) {
+  const { t } = useTranslation('layout');
+  const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+  return (
+    <Tooltip title={t('searchTooltip')}>
+      <Button icon={<SearchOutlined />} onClick={onOpen} data-testid="search-button" style={{ color: 'rgba(0,0,0,.45)' }}>
+        {t('search')} <kbd style={{ fontSize: 11, marginInlineStart: 4 }}>{mac ? '⌘K' : 'Ctrl K'}</kbd>
+      </Button>
+    </Tooltip>
+  );
+}

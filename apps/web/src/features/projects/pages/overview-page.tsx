@@ -1,0 +1,106 @@
+import { useState } from 'react';
+import { Card, Col, Empty, Input, Pagination, Row, Skeleton, Space, Tag, Typography } from 'antd';
+import { ProjectOutlined, RightOutlined } from '@ant-design/icons';
+import { useQuery } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { LIMITS } from '@esource/shared';
+import { projectsPageQuery, type ProjectRow } from '../api/projects-api';
+import { useSession } from '../../session/session-store';
+
+const STATUS_COLOR: Record<number, string> = { 0: 'default', 1: 'green', 2: 'orange', 3: 'red' };
+
+/** Home /overview (spec §2): the projects the user belongs to in this environment, to enter one. */
+export default function OverviewPage() {
+  const { t } = useTranslation('projects');
+  const navigate = useNavigate();
+  const env = useSession((s) => s.env);
+  const token = useSession((s) => s.token);
+  const listPage = useSession((s) => s.listPage);
+  const [keyword, setKeyword] = useState('');
+  const [page, setPage] = useState<number>(listPage ?? LIMITS.firstPage);
+  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const q = useQuery(projectsPageQuery({ pageNumber: page, pageSize, keyword, env, token }));
+
+  const enter = (p: ProjectRow) => void navigate(`/project?proId=${p.id}`);
+
+  return (
+    <div data-testid="overview-page">
+      <div style={{ display: 'flex', alignItems: 'center', gap: 16, marginBottom: 16, flexWrap: 'wrap' }}>
+        <Typography.Title level={4} style={{ margin: 0 }}>
+          {t('myProjects')}
+        </Typography.Title>
+        <Tag color="blue">{t('envTag', { env })}</Tag>
+        <span style={{ flex: 1 }} />
+        <Input.Search
+          allowClear
+          placeholder={t('searchPlaceholder')}
+          style={{ width: 300 }}
+          onSearch={(v) => {
+            setKeyword(v);
+            setPage(1);
+          }}
+          data-testid="overview-search"
+        />
+      </div>
+      {q.isPending ? (
+        <Skeleton active paragraph={{ rows: 6 }} />
+      ) : q.isError ? (
+        <Empty description={t('loadFailed')} />
+      ) : q.data.content.length === 0 ? (
+        <Card>
+          <Empty description={keyword ? t('noMatch') : t('noProjects', { env })} />
+        </Card>
+      ) : (
+        <>
+          <Row gutter={[16, 16]}>
+            {q.data.content.map((p) => (
+              <Col key={p.id} xs={24} sm={12} xl={8} xxl={6}>
+                <Card
+                  hoverable
+                  onClick={() => enter(p)}
+                  data-testid="project-card"
+                  styles={{ body: { padding: 20 } }}
+                >
+                  <Space align="start" style={{ width: '100%', justifyContent: 'space-between' }}>
+                    <Space align="start">
+                      <ProjectOutlined style={{ fontSize: 22, color: '#1668dc', marginTop: 2 }} />
+                      <div>
+                        <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                          {p.no}
+                        </Typography.Text>
+                        <Typography.Title level={5} style={{ margin: '2px 0 8px' }} ellipsis={{ rows: 2 }}>
+                          {p.name}
+                        </Typography.Title>
+                      </div>
+                    </Space>
+                    <RightOutlined style={{ color: 'rgba(0,0,0,.25)', marginTop: 6 }} />
+                  </Space>
+                  <Space size={[4, 4]} wrap>
+                    <Tag color={STATUS_COLOR[p.status] ?? 'default'}>{t(`status.${p.status}`, { defaultValue: String(p.status) })}</Tag>
+                    {p.scene ? <Tag>{t(`scene.${p.scene}`, { defaultValue: String(p.scene) })}</Tag> : null}
+                    {p.role ? <Tag color="geekblue">{p.role}</Tag> : null}
+                  </Space>
+                </Card>
+              </Col>
+            ))}
+          </Row>
+          <div style={{ display: 'flex', justifyContent: 'flex-end', marginTop: 16 }}>
+            <Pagination
+              current={page}
+              pageSize={pageSize}
+              total={q.data.totalCount}
+              pageSizeOptions={LIMITS.pageSizes.map(String)}
+              showSizeChanger
+              showTotal={(n) => t('total', { count: n })}
+              onChange={(p, s) => {
+                setPage(p);
+                setPageSize(s);
+              }}
+            />
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

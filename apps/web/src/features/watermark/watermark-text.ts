@@ -1,0 +1,43 @@
+import { LIMITS } from '@esource/shared';
+
+/** 13812345678 → 138****5678; shorter numbers keep their first and last quarter. */
+export function maskPhone(phone: string | null | undefined): string {
+  if (!phone) return '';
+  const p = phone.trim();
+  if (p.length >= 11) return `${p.slice(0, 3)}****${p.slice(-4)}`;
+  if (p.length <= 4) return '*'.repeat(p.length);
+  const keep = Math.max(1, Math.floor(p.length / 4));
+  return p.slice(0, keep) + '*'.repeat(p.length - 2 * keep) + p.slice(-keep);
+}
+
+export interface WatermarkInput {
+  name: string;
+  phone: string | null;
+  org: string | null;
+  time: string;
+  hospital: string | null;
+}
+
+/** The watermark's lines (spec §2): name and masked phone, organisation, system time, hospital. */
+export function watermarkLines(w: WatermarkInput): string[] {
+  const first = [w.name, maskPhone(w.phone)].filter(Boolean).join(' ');
+  return [first, w.org ?? '', w.time, w.hospital ?? ''].filter((s) => s.trim() !== '');
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c);
+}
+
+/** One 300×200 tile as an SVG data URL, text rotated −20°, faint. */
+export function watermarkTile(lines: string[]): string {
+  const { width, height } = LIMITS.watermarkTile;
+  const text = lines
+    .map((l, i) => `<tspan x="${width / 2}" dy="${i === 0 ? 0 : 18}">${escapeXml(l)}</tspan>`)
+    .join('');
+  const y = height / 2 - ((lines.length - 1) * 18) / 2;
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+    `<text x="${width / 2}" y="${y}" text-anchor="middle" transform="rotate(-20 ${width / 2} ${height / 2})" ` +
+    `font-family="sans-serif" font-size="13" fill="rgba(0,0,0,0.10)">${text}</text></svg>`;
+  return `url("data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}")`;
+}

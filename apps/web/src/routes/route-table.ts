@@ -1,0 +1,229 @@
+import type { AppRoute, PageLoader } from './route-types';
+
+/**
+ * THE route table (spec §2). Every route of the product, inside the layout and standalone. Pages that later
+ * issues build point at the placeholder page, which says honestly what will be there.
+ */
+const placeholder: PageLoader = () => import('../pages/placeholder-page');
+const login: PageLoader = () => import('../features/auth/pages/login-page');
+const privacy: PageLoader = () => import('../features/legal/pages/privacy-page');
+
+const P = (r: Omit<AppRoute, 'shell' | 'sideBar' | 'module' | 'inProject' | 'page' | 'placeholder'> & Partial<AppRoute>): AppRoute => ({
+  shell: true,
+  sideBar: true,
+  module: 1,
+  inProject: true,
+  page: placeholder,
+  placeholder: r.page === undefined,
+  ...r,
+});
+
+export const ROUTES: readonly AppRoute[] = [
+  // ---------- standalone ----------
+  { id: 'login', path: '/login', page: login, shell: false, sideBar: false, static: true, login: 'main', module: 0 },
+  { id: 'siteLogin', path: '/site/login', page: login, shell: false, sideBar: false, static: true, login: 'site', module: 0 },
+  { id: 'aeLogin', path: '/ae/login', page: login, shell: false, sideBar: false, static: true, login: 'ae', module: 0 },
+  { id: 'privacy', path: '/privacy', page: privacy, shell: false, sideBar: false, static: true, module: 0 },
+  { id: 'sitePrivacy', path: '/site/privacy', page: privacy, shell: false, sideBar: false, static: true, module: 0 },
+  { id: 'aePrivacy', path: '/ae/privacy', page: privacy, shell: false, sideBar: false, static: true, module: 0 },
+  {
+    id: 'agreement',
+    path: '/agreement',
+    page: () => import('../features/legal/pages/agreement-page'),
+    shell: false,
+    sideBar: false,
+    static: true,
+    module: 0,
+  },
+  {
+    id: 'person',
+    path: '/person',
+    page: () => import('../features/legal/pages/person-page'),
+    shell: false,
+    sideBar: false,
+    static: true,
+    module: 0,
+  },
+  { id: 'notFound', path: '/404', page: () => import('../pages/not-found-page'), shell: false, sideBar: false, static: true, module: 0 },
+  { id: 'ddcShare', path: '/DDC/share', page: placeholder, placeholder: true, shell: false, sideBar: false, static: true, module: 0 },
+  { id: 'sharedForm', path: '/s/:code', page: placeholder, placeholder: true, shell: false, sideBar: false, static: true, module: 0 },
+  {
+    id: 'microCrfConfig',
+    path: '/project/microCrfConfig',
+    page: placeholder,
+    placeholder: true,
+    shell: false,
+    sideBar: false,
+    module: 1,
+    inProject: true,
+    anyOf: ['crf:form:query'],
+  },
+  {
+    id: 'microDCConfig',
+    path: '/project/microDCConfig',
+    page: placeholder,
+    placeholder: true,
+    shell: false,
+    sideBar: false,
+    module: 1,
+    inProject: true,
+    anyOf: ['crf:form:query'],
+  },
+
+  // ---------- layout, no project ----------
+  { id: 'root', path: '/', shell: true, sideBar: false, module: 1, redirectTo: '/overview', hidden: true },
+  {
+    id: 'overview',
+    path: '/overview',
+    name: 'All',
+    page: () => import('../features/projects/pages/overview-page'),
+    shell: true,
+    sideBar: false,
+    module: 1,
+  },
+  {
+    id: 'userInfo',
+    path: '/user-info',
+    page: () => import('../features/profile/pages/user-info-page'),
+    shell: true,
+    sideBar: false,
+    hidden: true,
+    module: 1,
+  },
+  { id: 'edcLink', path: '/edc-link', page: placeholder, placeholder: true, shell: true, sideBar: false, hidden: true, module: 1, loginTypes: [1] },
+  { id: 'ocrSynonyms', path: '/ocrConfig/same', page: placeholder, placeholder: true, shell: true, sideBar: false, module: 1, anyOf: ['source:config:query'] },
+  { id: 'textSynonyms', path: '/textConfig/same', page: placeholder, placeholder: true, shell: true, sideBar: false, module: 1, anyOf: ['source:config:query'] },
+
+  // ---------- module 2: user management ----------
+  ...(
+    [
+      ['userSys', '/system/userSys', 'user', 'system:user:query'],
+      ['roleSys', '/system/roleSys', 'role', 'system:role:query'],
+      ['permissionGroup', '/system/permissionGroup', 'group', 'system:permission-group:query'],
+      ['orgDict', '/system/org', 'org', 'system:org:query'],
+      ['deptDict', '/system/dept', 'dept', 'system:dept:query'],
+      ['feedback', '/system/feedback', 'feedback', 'system:feedback:query'],
+    ] as const
+  ).map(([id, path, icon, pm]): AppRoute => ({
+    id,
+    path,
+    page: placeholder,
+    placeholder: true,
+    shell: true,
+    sideBar: true,
+    module: 2,
+    anyOf: [pm],
+    menu: { icon },
+  })),
+
+  // ---------- module 6: system log / audit trail ----------
+  ...(
+    [
+      ['auditTrack', '/system/auditTrack', 'audit', 'syslog:audit-track:query'],
+      ['superviseLog', '/system/superviseLog', 'log', 'syslog:audit-supervise-log:query'],
+      ['loginLog', '/system/loginLog', 'log', 'syslog:login-log:query'],
+    ] as const
+  ).map(([id, path, icon, pm]): AppRoute => ({
+    id,
+    path,
+    page: placeholder,
+    placeholder: true,
+    shell: true,
+    sideBar: true,
+    module: 6,
+    anyOf: [pm],
+    menu: { icon },
+  })),
+
+  // ---------- module 9: centre application (PRO only; the module filter hides the tab elsewhere) ----------
+  { id: 'centerApplyAlias', path: '/centerApply', shell: true, sideBar: false, module: 9, redirectTo: '/system/centerApply', hidden: true },
+  {
+    id: 'centerApply',
+    path: '/system/centerApply',
+    page: placeholder,
+    placeholder: true,
+    shell: true,
+    sideBar: true,
+    module: 9,
+    anyOf: ['apply:pass:query', 'apply:unpass:query', 'apply:ing:query'],
+    menu: { icon: 'apply' },
+  },
+
+  // ---------- module 1 inside a project ----------
+  {
+    id: 'projectEntry',
+    path: '/project',
+    page: () => import('../features/projects/pages/project-entry-page'),
+    shell: true,
+    sideBar: true,
+    module: 1,
+    inProject: true,
+    hidden: true,
+  },
+  P({ id: 'projectManage', path: '/project/ProjectManage', anyOf: ['project:info:query'], menu: { icon: 'project' } }),
+
+  // subject lists: the build flag and the login type choose which one the user has
+  P({ id: 'centerPtsList', path: '/project/centerPtsList', anyOf: ['patient:page:query'], loginTypes: [1], lists: 'centre', menu: { icon: 'subjects', group: 'subjects' } }),
+  P({ id: 'craPtsList', path: '/project/craPtsList', anyOf: ['patient:page:query'], loginTypes: [2], lists: 'centre', menu: { icon: 'subjects', group: 'subjects' } }),
+  P({ id: 'sickLoop', path: '/project/sickLoop', anyOf: ['patient:page:query'], lists: 'site', menu: { icon: 'subjects', group: 'subjects' } }),
+  P({ id: 'centerList', path: '/project/centerList', anyOf: ['research:page:query'], menu: { icon: 'sites', group: 'subjects' } }),
+  P({ id: 'failedPtsList', path: '/project/failedPtsList', anyOf: ['patient:page:restore'], menu: { icon: 'recycle', group: 'subjects' } }),
+  P({ id: 'sickFile', path: '/project/SickFile', anyOf: ['padoc:all-doc:query', 'padoc:certified:query', 'padoc:pre-crf-report:query'], parent: 'subjectList', hidden: true }),
+  P({ id: 'dashboardSickFile', path: '/project/dashboard/SickFile', anyOf: ['padoc:all-doc:query', 'padoc:certified:query', 'padoc:pre-crf-report:query'], parent: 'subjectList', hidden: true }),
+  P({ id: 'ptsFolder', path: '/project/ptsFolder', anyOf: ['patient:page:query'], parent: 'subjectList', hidden: true }),
+  P({ id: 'ptsDetail', path: '/project/ptsDetail', anyOf: ['patient:page:query'], parent: 'subjectList', hidden: true }),
+  P({ id: 'sourceData', path: '/project/sourceData', anyOf: ['source:extract:query'], parent: 'subjectList', hidden: true }),
+  P({ id: 'gatherPtsDataDetail', path: '/project/SickFile/gatherPtsData/detail', anyOf: ['source:extract:query'], parent: 'sickFile', hidden: true }),
+  P({ id: 'gatherDataDetail', path: '/project/gatherData/detail', anyOf: ['source:extract:query'], parent: 'subjectList', hidden: true }),
+
+  P({ id: 'visitTimeline', path: '/project/visitTimeline', anyOf: ['project:visit:query'], menu: { icon: 'visits', group: 'visits' } }),
+  P({ id: 'visitTaskList', path: '/project/visitTimeline/taskList', anyOf: ['project:visit:query'], parent: 'visitTimeline', hidden: true }),
+  P({ id: 'calendar', path: '/project/calendar', anyOf: ['research:schedule:query'], menu: { icon: 'calendar', group: 'visits' } }),
+
+  P({ id: 'sourceFile', path: '/project/sourceFile', anyOf: ['source:file:query'], menu: { icon: 'source', group: 'source' } }),
+  P({ id: 'uploadTuomin', path: '/project/uploadTuomin', anyOf: ['source:file:upload'], menu: { icon: 'deid', group: 'source' } }),
+  P({ id: 'pdfTuomin', path: '/project/pdfTuomin', anyOf: ['source:file:upload'], parent: 'uploadTuomin', hidden: true }),
+  P({ id: 'deidMessage', path: '/project/message', anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'], menu: { icon: 'message', group: 'source' } }),
+  P({ id: 'sickRecordMsg', path: '/project/message/sickRecordMsg', anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'], parent: 'deidMessage', hidden: true }),
+  P({ id: 'messageUploadTuomin', path: '/project/message/uploadTuomin', anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'], parent: 'deidMessage', hidden: true }),
+  P({ id: 'researchFile', path: '/project/researchFile', anyOf: ['isf:file:query'], menu: { icon: 'isf', group: 'source' } }),
+  P({ id: 'isfImageTuomin', path: '/project/researchFile/imageTuomin', anyOf: ['isf:file:query'], parent: 'researchFile', hidden: true }),
+  P({ id: 'isfPdfTuomin', path: '/project/researchFile/pdfTuomin', anyOf: ['isf:file:query'], parent: 'researchFile', hidden: true }),
+
+  P({ id: 'verification', path: '/project/verification', anyOf: ['verification:sdv:query', 'verification:sdr:query'], menu: { icon: 'review', group: 'review' } }),
+  P({ id: 'doubtList', path: '/project/doubtList', anyOf: ['doubt:querying:query', 'doubt:replied:query', 'doubt:closed:query'], menu: { icon: 'query', group: 'review' } }),
+
+  P({ id: 'clinical', path: '/project/clinical', anyOf: ['clinical:judge:query'], menu: { icon: 'clinical', group: 'clinical' } }),
+  P({ id: 'clinicalToJudge', path: '/project/clinical/2', anyOf: ['clinical:judge:query'], parent: 'clinical', hidden: true }),
+  P({ id: 'clinicalJudged', path: '/project/clinical/3', anyOf: ['clinical:judge:query'], parent: 'clinical', hidden: true }),
+  P({ id: 'ae', path: '/project/ae/6', anyOf: ['clinical:judge:query'], menu: { icon: 'clinical', group: 'clinical' } }),
+  P({ id: 'cm', path: '/project/cm/9', anyOf: ['clinical:judge:query'], menu: { icon: 'clinical', group: 'clinical' } }),
+  P({ id: 'pr', path: '/project/pr/13', anyOf: ['clinical:judge:query'], menu: { icon: 'clinical', group: 'clinical' } }),
+  P({ id: 'mh', path: '/project/mh/14', anyOf: ['clinical:judge:query'], menu: { icon: 'clinical', group: 'clinical' } }),
+  P({ id: 'hiss', path: '/project/hiss/15', anyOf: ['clinical:judge:query'], menu: { icon: 'clinical', group: 'clinical' } }),
+  P({ id: 'medication', path: '/project/medication', anyOf: ['clinical:judge:query'], menu: { icon: 'clinical', group: 'clinical' } }),
+  P({ id: 'medicationDetail', path: '/project/medicationDetail', anyOf: ['clinical:judge:query'], parent: 'medication', hidden: true }),
+  P({ id: 'signalReport', path: '/project/signalReport', anyOf: ['clinical:judge:query'], menu: { icon: 'report', group: 'clinical' } }),
+
+  P({
+    id: 'reports',
+    path: '/project/reports',
+    anyOf: ['report:data-consistency:query', 'report:extract:query', 'report:sync-change:query', 'report:data-change:query', 'report:crf:query', 'report:crf-missing:query', 'report:traceability:query'],
+    menu: { icon: 'report', group: 'reports' },
+  }),
+  P({ id: 'traceability', path: '/project/icrc-source', anyOf: ['report:traceability:query'], menu: { icon: 'report', group: 'reports' } }),
+  P({ id: 'dataReport', path: '/project/dataReport', anyOf: ['prolog:audit-action:query', 'prolog:upload-edc-log:query'], menu: { icon: 'audit', group: 'reports' } }),
+  P({ id: 'auditLogs', path: '/project/auditLogs', anyOf: ['syslog:audit-supervise-log:query'], loginTypes: [2], menu: { icon: 'audit', group: 'reports' } }),
+  P({ id: 'edcReportDetail', path: '/project/edcReportDetail', anyOf: ['edc:sync:query'], menu: { icon: 'edc', group: 'reports' } }),
+
+  P({ id: 'userManage', path: '/project/user-manage', anyOf: ['team:member:query'], menu: { icon: 'team', group: 'settings' } }),
+  P({ id: 'ocrProConfig', path: '/project/ocrProConfig', anyOf: ['source:config:query'], menu: { icon: 'deid', group: 'settings' } }),
+  P({ id: 'projectOcrSynonyms', path: '/project/ocrConfig/same', anyOf: ['source:config:query'], menu: { icon: 'config', group: 'settings' } }),
+  P({ id: 'projectTextSynonyms', path: '/project/textConfig/same', anyOf: ['source:config:query'], menu: { icon: 'config', group: 'settings' } }),
+];
+
+const BY_ID = new Map(ROUTES.map((r) => [r.id, r]));
+
+export function routeById(id: string): AppRoute | undefined {
+  return BY_ID.get(id);
+}

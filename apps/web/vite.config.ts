@@ -1,0 +1,21 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+// The app is served by the API server from apps/web/dist at '/', and can also be loaded as a micro-app by a
+// host page (see src/micro-app.ts); the base path inside a host is given at mount time, not at build time.
+export default defineConfig({
+  plugins: [react()],
+  define: {
+    __APP_VERSION__: JSON.stringify(process.env.npm_package_version ?? '0.1.0'),
+    __BUILD_TIME__: JSON.stringify(new Date().toISOString()),
+  },
+  server: {
+    port: 5173,
+    proxy: { '/api': { target: `http://localhost:${process.env.API_PORT ?? 8080}`, changeOrigin: true } },
+  },
+  build: {
+    target: 'es2022',
+    sourcemap: false,
+    chunkSizeWarningLimit: 900,
+  },
+});
