@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // two cores; each server test file boots its own embedded PostgreSQL
+    maxWorkers: 2,
     projects: ['packages/shared', 'apps/server', 'apps/web'],
   },
 });

@@ -7,7 +7,5 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // each file boots its own embedded PostgreSQL; two cores, so two at a time
-    maxWorkers: 2,
   },
 });

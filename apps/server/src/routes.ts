@@ -6,8 +6,9 @@ import { progressRoutes } from './modules/progress/progress.routes';
 import { projectRoutes } from './modules/projects/projects.routes';
 import { siteRoutes } from './modules/sites/sites.routes';
 import { systemRoutes } from './modules/system/system.routes';
+import { auditRoutes } from './modules/audit/audit.routes';
 import { selfTestRoutes } from './modules/jobs/self-test.job';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
-  return [...systemRoutes(deps), ...authRoutes(deps), ...progressRoutes(deps), ...projectRoutes(deps), ...siteRoutes(deps), ...selfTestRoutes(deps)];
+  return [...systemRoutes(deps), ...authRoutes(deps), ...progressRoutes(deps), ...projectRoutes(deps), ...siteRoutes(deps), ...auditRoutes(deps), ...selfTestRoutes(deps)];
 }

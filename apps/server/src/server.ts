@@ -45,7 +45,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   let deps: AppDeps | null = null;
   let routes: RegisteredRoute[] = [];
   let url: string | null = null;
-  if (config.role !== 'worker') {
+  if (config.role !== 'worker') try {
     const built = await buildApp({
       config,
       database,
@@ -63,6 +63,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       const port = typeof addr === 'object' && addr ? addr.port : config.port;
       url = `http://127.0.0.1:${port}`;
     }
+  } catch (err) {
+    await app?.close().catch(() => undefined);
+    await jobs.stop();
+    await database.close();
+    throw err;
   }
   let closed = false;
   return {

@@ -7,3 +7,4 @@ export * from './modules';
 export * from './common.schema';
 export * from './auth.schema';
 export * from './progress.schema';
+export * from './audit.schema';

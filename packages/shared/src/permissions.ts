@@ -28,7 +28,6 @@ export const PERMISSION_TREE = {
     search: ['query'],
     version: ['query', 'update', 'publish'],
     visit: ['query', 'update'],
-    'audit-log': ['query', 'export'],
   },
   research: {
     page: ['query', 'add', 'update', 'delete'],

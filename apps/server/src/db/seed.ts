@@ -79,6 +79,7 @@ export const DEMO_ROLES: RoleSeed[] = [
       'doubt:querying:close',
       'verification:sdv:check',
       'verification:sdr:check',
+      'syslog:audit-supervise-log:query',
     ],
   },
   {

@@ -43,6 +43,8 @@ export interface RequestContext {
   siteId: number | null;
   /** effective permissions (system role ∪ project role, cut down for a closed project) */
   pms: Set<string>;
+  /** permissions of the system role alone: what system-scope routes are checked against */
+  systemPms: Set<string>;
   product: string | null;
   source: string | null;
   orgId: number | null;

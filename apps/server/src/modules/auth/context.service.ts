@@ -45,6 +45,7 @@ export function baseContext(req: FastifyRequest): RequestContext {
     project: null,
     siteId: null,
     pms: new Set(),
+    systemPms: new Set(),
     product: header(req, 'product'),
     source: header(req, 'source'),
     orgId: null,
@@ -99,7 +100,10 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
   if (guard.scope === 'site' && ctx.siteId === null) throw new AppError('SITE_REQUIRED');
 
   ctx.pms = new Set(effectivePermissions([...systemPms, ...projectPms], ctx.project?.status));
-  if (guard.permission !== 'any' && !can(ctx.pms, guard.permission)) throw new AppError('FORBIDDEN');
+  ctx.systemPms = new Set(systemPms);
+  // A project role never opens a system-scope route: those are checked against the system role alone.
+  const held = guard.scope === 'system' ? ctx.systemPms : ctx.pms;
+  if (guard.permission !== 'any' && !can(held, guard.permission)) throw new AppError('FORBIDDEN');
   return ctx;
 }
 

@@ -19,7 +19,7 @@ export function siteRoutes({ database }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'POST',
       url: '/pro/site/list',
-      guard: { permission: 'any', scope: 'project' },
+      guard: { permission: { anyOf: ['research:page:query'] }, scope: 'project' },
       summary: 'Sites of the project in this environment that the caller may see',
       tags: ['sites'],
       response: z.array(siteRow),

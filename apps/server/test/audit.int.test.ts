@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { auditEvents, users } from '../src/db/schema';
+import { GENESIS_HASH, hashRow, verifyAuditChains } from '../src/modules/audit/audit.service';
+import { sha256Hex, startTestServer, type TestServer } from './harness';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+const rowsFor = (action: string) =>
+  s.database.db.select().from(auditEvents).where(eq(auditEvents.action, action)).orderBy(asc(auditEvents.id));
+
+describe('audit trail', () => {
+  it('records logins, failures and logouts with who, when, request id and address', async () => {
+    const bad = await s.api.post('/passport/login', { form: { account: 'cra', password: sha256Hex('nope'), loginType: 2 } });
+    const token = await s.api.login('cra');
+    await s.api.post('/auth/logout', { token });
+    const [failure] = await rowsFor('login.failure');
+    expect(failure).toMatchObject({ entity: 'user', newValue: 'cra', reason: 'bad password', requestId: bad.body.requestId });
+    const [success] = await rowsFor('login.success');
+    expect(success!.userName).toBe('Chris Monitor');
+    expect(success!.ip).toBeTruthy();
+    expect(success!.createdAt.getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect(await rowsFor('logout')).toHaveLength(1);
+  });
+
+  it('records old and new values of a change, in the same transaction', async () => {
+    const token = await s.api.login('dm');
+    await s.api.post('/passport/envTypeSwitch', { token, form: { proType: 'UAT' } });
+    const [sw] = await rowsFor('env.switch');
+    expect(sw).toMatchObject({ field: 'env', oldValue: 'PRO', newValue: 'UAT', userName: 'Dana Manager' });
+    const [u] = await s.database.db.select().from(users).where(eq(users.account, 'dm'));
+    await s.api.post('/user/updatePwd', { token, form: { newPwd: sha256Hex('Changed#123'), userId: u!.id } });
+    const [pw] = await rowsFor('password.change');
+    expect(pw!.field).toBe('passwordChangedAt');
+    expect(pw!.oldValue).toBe(u!.passwordChangedAt!.toISOString());
+    expect(Date.parse(pw!.newValue!)).toBeGreaterThan(u!.passwordChangedAt!.getTime());
+    expect(pw!.oldValue).not.toContain('argon2');
+  });
+
+  it('shows the project trail to whoever may read it', async () => {
+    const cra = await s.api.login('cra');
+    const r = await s.api.post<{ totalCount: number; content: { action: string }[] }>('/project/auditLogs/listByPage', {
+      token: cra,
+      headers: { proId: 1, proType: 'PRO' },
+      form: { pageSize: 50 },
+    });
+    expect(r.status).toBe(200);
+    const admin = await s.api.login('admin');
+    const sys = await s.api.post<{ totalCount: number; content: { action: string }[] }>('/audit/log/v1/listByPage', {
+      token: admin,
+      form: { action: 'login.success', pageSize: 50 },
+    });
+    expect(sys.body.data.totalCount).toBeGreaterThanOrEqual(3);
+    expect(sys.body.data.content.every((x) => x.action === 'login.success')).toBe(true);
+    const span = await s.api.post('/audit/log/v1/listByPage', {
+      token: admin,
+      form: { startTime: '2026-01-01', endTime: '2026-06-01' },
+      headers: { language: 'en_US' },
+    });
+    expect(span.status).toBe(400);
+    expect(span.body.message).toContain('must not exceed 90 days');
+    const reversed = await s.api.post('/audit/log/v1/listByPage', { token: admin, form: { startTime: '2026-02-01', endTime: '2026-01-01' } });
+    expect(reversed.body.message).toContain('开始时间不能晚于结束时间');
+  });
+
+  it('chains rows per project; verification passes on an intact trail', async () => {
+    const r = await verifyAuditChains(s.database.db);
+    expect(r.breaks).toEqual([]);
+    expect(r.rows).toBeGreaterThan(5);
+    const system = await s.database.db.select().from(auditEvents).where(eq(auditEvents.chainKey, 'system')).orderBy(asc(auditEvents.seq));
+    expect(system[0]!.prevHash).toBe(GENESIS_HASH);
+    for (let i = 1; i < system.length; i++) expect(system[i]!.prevHash).toBe(system[i - 1]!.hash);
+  });
+
+  it('the database refuses UPDATE, DELETE and TRUNCATE on the trail', async () => {
+    const db = s.database.db;
+    const refused = async (p: Promise<unknown>) => {
+      const err = await p.then(
+        () => null,
+        (e: Error & { cause?: Error }) => e,
+      );
+      expect(err, 'the statement must fail').not.toBeNull();
+      expect(`${err!.message} ${err!.cause?.message ?? ''}`).toMatch(/append-only: (UPDATE|DELETE|TRUNCATE) refused/);
+    };
+    await refused(db.update(auditEvents).set({ newValue: 'forged' }).where(eq(auditEvents.seq, 1)));
+    await refused(db.delete(auditEvents).where(eq(auditEvents.seq, 1)));
+    await refused(db.execute(sql`truncate audit_events`));
+    expect((await verifyAuditChains(db)).breaks).toEqual([]);
+  });
+
+  it('verification names the first broken row: a forged insert, and a row altered behind the trigger', async () => {
+    const db = s.database.db;
+    const [last] = await db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.chainKey, 'system'))
+      .orderBy(sql`${auditEvents.seq} desc`)
+      .limit(1);
+    // someone inserts a row that looks right but was not made with the chain key
+    const forged = {
+      ...last!,
+      seq: last!.seq + 1,
+      action: 'login.success',
+      userName: 'Mallory',
+      prevHash: last!.hash,
+      createdAt: new Date(),
+    };
+    const { id: _id, ...content } = forged;
+    const [ins] = await db
+      .insert(auditEvents)
+      .values({ ...content, hash: sha256Hex(JSON.stringify(content)) })
+      .returning({ id: auditEvents.id });
+    const r = await verifyAuditChains(db);
+    expect(r.breaks).toEqual([{ chainKey: 'system', id: ins!.id, seq: forged.seq, reason: 'hash' }]);
+    expect(hashRow(last!.hash, forged)).not.toBe(sha256Hex(JSON.stringify(content)));
+
+    // a superuser disables the trigger and edits a row of the project chain
+    const [row] = await db.select().from(auditEvents).where(and(eq(auditEvents.chainKey, 'project:1'), eq(auditEvents.seq, 1)));
+    await db.execute(sql`alter table audit_events disable trigger audit_events_no_update_delete`);
+    await db.update(auditEvents).set({ newValue: 'tampered' }).where(eq(auditEvents.id, row!.id));
+    await db.execute(sql`alter table audit_events enable trigger audit_events_no_update_delete`);
+    const r2 = await verifyAuditChains(db, { chainKey: 'project:1' });
+    expect(r2.breaks).toEqual([{ chainKey: 'project:1', id: row!.id, seq: 1, reason: 'hash' }]);
+  });
+});
