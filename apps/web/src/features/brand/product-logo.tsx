@@ -10,7 +10,7 @@ const GLYPHS: Record<ProductInfo['glyph'], string> = {
 };
 
 /** The product's logo: a rounded tile in the product colour with its letter (spec §1: logo varies by login type). */
-export function ProductLogo({ product, size = 32 }: { product: ProductInfo; size?: number }) {
+export function ProductLogo({ product, size = 32, inverse = false }: { product: ProductInfo; size?: number; inverse?: boolean }) {
   return (
     <svg
       width={size}
@@ -22,8 +22,8 @@ export function ProductLogo({ product, size = 32 }: { product: ProductInfo; size
       data-product={product.key}
       style={{ flex: 'none', display: 'block' }}
     >
-      <rect width="32" height="32" rx="7" fill={product.color} />
-      <path d={GLYPHS[product.glyph]} fill="#fff" />
+      <rect width="32" height="32" rx="7" fill={inverse ? '#fff' : product.color} />
+      <path d={GLYPHS[product.glyph]} fill={inverse ? product.color : '#fff'} />
     </svg>
   );
 }

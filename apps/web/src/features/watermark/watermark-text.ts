@@ -21,7 +21,8 @@ export interface WatermarkInput {
 /** The watermark's lines (spec §2): name and masked phone, organisation, system time, hospital. */
 export function watermarkLines(w: WatermarkInput): string[] {
   const first = [w.name, maskPhone(w.phone)].filter(Boolean).join(' ');
-  return [first, w.org ?? '', w.time, w.hospital ?? ''].filter((s) => s.trim() !== '');
+  const hospital = w.hospital && w.hospital !== w.org ? w.hospital : '';
+  return [first, w.org ?? '', w.time, hospital].filter((s) => s.trim() !== '');
 }
 
 function escapeXml(s: string): string {

@@ -68,7 +68,7 @@ export default function LoginPage() {
     <div className="login-page" data-testid="login-page" data-variant={variant}>
       <aside className="login-brand" style={{ background: `linear-gradient(150deg, ${product.color} 0%, #0b1f44 100%)` }}>
         <div className="login-brand-head">
-          <ProductLogo product={typeProduct} size={40} />
+          <ProductLogo product={typeProduct} size={40} inverse />
           <span className="login-brand-name" data-testid="product-name">
             {t(`common:${typeProduct.nameKey}`)}
           </span>
