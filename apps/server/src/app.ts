@@ -76,7 +76,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   });
   app.setSerializerCompiler(serializerCompiler);
   // Validation runs in the handler wrapper, after the guard, in the request's language.
-  app.setValidatorCompiler(() => (data) => ({ value: data }));
+  app.setValidatorCompiler(() => (data: unknown) => ({ value: data }));
 
   const jobs = opts.jobs ?? new JobRunner(database, config);
   const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs };
@@ -119,7 +119,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: 'multipart/form-data' });
     }
     if (req.body && typeof req.body === 'object' && !req.isMultipart()) req.body = deepTrim(req.body);
-    if (req.query && typeof req.query === 'object') req.query = deepTrim(req.query) as typeof req.query;
+    if (req.query && typeof req.query === 'object') req.query = deepTrim(req.query);
   });
 
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
@@ -180,7 +180,7 @@ function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database
       const ctx = req.ctx;
       const body = spec.body ? parseInput(spec.body, req.body, ctx.language, 'body') : undefined;
       const query = spec.query ? parseInput(spec.query, req.query, ctx.language, 'query') : undefined;
-      const data = await spec.handler({ body, query, ctx: ctx as never, req, reply });
+      const data = await spec.handler({ body, query, ctx: ctx, req, reply });
       if (spec.raw) return reply;
       return { code: 200, status: '1', data };
     },
@@ -195,16 +195,16 @@ export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: nu
   if (err instanceof AppError) e = err;
   else {
     const fe = err as FastifyError & { statusCode?: number; code?: string };
-    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') e = new AppError('UNSUPPORTED_MEDIA_TYPE', { type: String(req.headers['content-type'] ?? '') });
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') e = new AppError('UNSUPPORTED_MEDIA_TYPE', { type: req.headers['content-type'] ?? '' });
     else if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError)
       e = new AppError('BAD_JSON');
     else if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe.statusCode === 413) e = new AppError('PAYLOAD_TOO_LARGE');
     else if (fe.statusCode === 429) e = new AppError('RATE_LIMITED');
     else if ((fe as { code?: string }).code === '23505') e = new AppError('CONFLICT', { detail: 'duplicate' });
-    else e = new AppError('INTERNAL', { requestId: String(req.id) });
+    else e = new AppError('INTERNAL', { requestId: req.id });
   }
   const detail = e.detail?.map((d) => ({ field: d.field, message: d.message.startsWith('validation.') ? t(d.message) : d.message }));
-  const params: Record<string, string | number> = { requestId: String(req.id), ...e.params };
+  const params: Record<string, string | number> = { requestId: req.id, ...e.params };
   if (e.code === 'NOT_FOUND' && typeof params.entity === 'string') params.entity = t(`entities.${params.entity}`, { defaultValue: params.entity });
   return {
     status: e.status,
@@ -213,7 +213,7 @@ export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: nu
       status: '0',
       message: t(`errors.${e.code}`, params),
       errorCode: e.code,
-      requestId: String(req.id),
+      requestId: req.id,
       ...(detail ? { detail } : {}),
     },
   };

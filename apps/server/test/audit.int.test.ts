@@ -83,7 +83,7 @@ describe('audit trail', () => {
     const refused = async (p: Promise<unknown>) => {
       const err = await p.then(
         () => null,
-        (e: Error & { cause?: Error }) => e,
+        (e: unknown) => e as Error & { cause?: Error },
       );
       expect(err, 'the statement must fail').not.toBeNull();
       expect(`${err!.message} ${err!.cause?.message ?? ''}`).toMatch(/append-only: (UPDATE|DELETE|TRUNCATE) refused/);

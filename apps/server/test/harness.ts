@@ -46,7 +46,7 @@ export class ApiClient {
       body = o.raw.body;
       if (o.raw.contentType) headers['content-type'] = o.raw.contentType;
     }
-    const qs = o.query ? `?${new URLSearchParams(Object.entries(o.query).map(([k, v]) => [k, String(v)]))}` : '';
+    const qs = o.query ? `?${new URLSearchParams(Object.entries(o.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}` : '';
     const res = await fetch(`${this.base}/api${path}${qs}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await res.text();
     let parsed: ApiResult<T>['body'];

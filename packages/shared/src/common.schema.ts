@@ -26,9 +26,9 @@ export const idSchema = z.coerce.number().int().positive();
  * A list of ids as sent by a form (`idList=1&idList=2`, `idList=1,2`) or JSON (`[1,2]`).
  * A single value becomes a one-element list.
  */
-export const idListSchema = z.preprocess((v) => {
+export const idListSchema = z.preprocess((v: unknown): unknown => {
   if (v === undefined || v === null || v === '') return [];
-  if (Array.isArray(v)) return v;
+  if (Array.isArray(v)) return v as unknown[];
   if (typeof v === 'string') return v.split(',').filter((s) => s.trim() !== '');
   return [v];
 }, z.array(idSchema).max(10_000));

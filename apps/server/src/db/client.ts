@@ -73,7 +73,7 @@ export async function openDatabase(opts: { databaseUrl?: string | undefined; dat
       }
       const results = await client.exec(text);
       const last = results[results.length - 1];
-      return { rows: (last?.rows ?? []) as Record<string, unknown>[], rowCount: last?.affectedRows ?? null };
+      return { rows: (last?.rows ?? []), rowCount: last?.affectedRows ?? null };
     },
     close: () => client.close(),
   };

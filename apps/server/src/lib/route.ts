@@ -45,5 +45,5 @@ export interface RouteSpec<
 export function defineRoute<G extends Guard, B extends z.ZodType | undefined, Q extends z.ZodType | undefined, R extends z.ZodType>(
   spec: RouteSpec<G, B, Q, R>,
 ): RouteSpec {
-  return spec as unknown as RouteSpec;
+  return spec;
 }

@@ -1,15 +1,11 @@
 /** Data access for sessions, users and the permission lookups the request context needs. */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import {
   organizations,
   permissionGroups,
   projectMembers,
-  projectMemberSites,
-  projects,
-  rolePermissions,
   roles,
-  sessions,
   users,
 } from '../../db/schema';
 import type { Env } from '@esource/shared';
@@ -33,86 +29,21 @@ export async function findPermissionGroup(db: DbOrTx, id: number) {
   return g ?? null;
 }
 
-export async function findOrg(db: DbOrTx, id: number) {
-  const [o] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);
-  return o ?? null;
-}
-
-export async function findActiveSession(db: DbOrTx, tokenHash: string) {
-  const [row] = await db
-    .select({
-      id: sessions.id,
-      expiresAt: sessions.expiresAt,
-      env: sessions.env,
-      loginType: sessions.loginType,
-      userId: users.id,
-      account: users.account,
-      name: users.name,
-      orgId: users.orgId,
-      systemRoleId: users.systemRoleId,
-      userStatus: users.status,
-    })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.endedAt)))
+/** A user with the names of their organisation and system role (for pmsInfo). */
+export async function findUserProfile(db: DbOrTx, id: number) {
+  const [u] = await db
+    .select({ user: users, orgName: organizations.name, systemRoleCode: roles.code })
+    .from(users)
+    .leftJoin(organizations, eq(organizations.id, users.orgId))
+    .leftJoin(roles, eq(roles.id, users.systemRoleId))
+    .where(eq(users.id, id))
     .limit(1);
-  return row ?? null;
-}
-
-export async function permissionsOfRoles(db: DbOrTx, roleIds: number[]): Promise<string[]> {
-  if (roleIds.length === 0) return [];
-  const rows = await db
-    .select({ p: rolePermissions.permission })
-    .from(rolePermissions)
-    .innerJoin(roles, eq(roles.id, rolePermissions.roleId))
-    .where(and(inArray(rolePermissions.roleId, roleIds), eq(roles.status, 1)));
-  return rows.map((r) => r.p);
+  return u ?? null;
 }
 
 export async function findRole(db: DbOrTx, id: number) {
   const [r] = await db.select().from(roles).where(eq(roles.id, id)).limit(1);
   return r ?? null;
-}
-
-/** The user's active membership of a project in an environment, with its role. */
-export async function findMembership(db: DbOrTx, projectId: number, userId: number, env: Env) {
-  const [row] = await db
-    .select({
-      projectId: projects.id,
-      no: projects.no,
-      name: projects.name,
-      status: projects.status,
-      memberId: projectMembers.id,
-      allSites: projectMembers.allSites,
-      roleId: roles.id,
-      roleCode: roles.code,
-      isDm: roles.isDm,
-      envDev: roles.envDev,
-      envUat: roles.envUat,
-      envPro: roles.envPro,
-    })
-    .from(projects)
-    .innerJoin(
-      projectMembers,
-      and(
-        eq(projectMembers.projectId, projects.id),
-        eq(projectMembers.env, env),
-        eq(projectMembers.userId, userId),
-        eq(projectMembers.status, 1),
-      ),
-    )
-    .innerJoin(roles, and(eq(roles.id, projectMembers.roleId), eq(roles.status, 1)))
-    .where(eq(projects.id, projectId))
-    .limit(1);
-  return row ?? null;
-}
-
-export async function memberSiteIds(db: DbOrTx, memberId: number): Promise<number[]> {
-  const rows = await db
-    .select({ s: projectMemberSites.siteId })
-    .from(projectMemberSites)
-    .where(eq(projectMemberSites.memberId, memberId));
-  return rows.map((r) => r.s);
 }
 
 /** Environments in which the user holds an active membership whose role may act there. */
@@ -139,4 +70,100 @@ export function roleAllowsEnv(r: { envDev: boolean; envUat: boolean; envPro: boo
     case 'PRO':
       return r.envPro;
   }
+}
+
+export interface AccessRow {
+  sessionId: number;
+  sessionEnv: Env;
+  env: Env;
+  loginType: number;
+  expiresAt: Date;
+  userId: number;
+  account: string;
+  name: string;
+  orgId: number | null;
+  systemRoleId: number | null;
+  userStatus: number;
+  systemPms: string[];
+  project: {
+    id: number;
+    no: string;
+    name: string;
+    status: number;
+    memberId: number;
+    allSites: boolean;
+    roleId: number;
+    roleCode: string;
+    isDm: boolean;
+    envDev: boolean;
+    envUat: boolean;
+    envPro: boolean;
+    pms: string[];
+    siteIds: number[];
+  } | null;
+}
+
+/**
+ * Everything the guard needs in one statement: the session and its user, the system role's permissions, and
+ * (when proId is given) the membership in that project in the request's environment with its role's
+ * permissions and sites. Runs on every authenticated request, so it is one round trip.
+ */
+export async function loadAccess(db: DbOrTx, tokenHash: string, envHeader: Env | null, proId: number | null): Promise<AccessRow | null> {
+  const r = await db.execute(sql`
+    select s.id as session_id, s.env as session_env, coalesce(${envHeader}::varchar, s.env) as env, s.login_type,
+           s.expires_at, u.id as user_id, u.account, u.name, u.org_id, u.system_role_id, u.status as user_status,
+           coalesce((select array_agg(rp.permission) from role_permissions rp join roles r on r.id = rp.role_id
+                      where rp.role_id = u.system_role_id and r.status = 1), '{}') as system_pms,
+           m.*
+      from sessions s
+      join users u on u.id = s.user_id
+      left join lateral (
+        select p.id as p_id, p.no as p_no, p.name as p_name, p.status as p_status, pm.id as member_id,
+               pm.all_sites, r.id as role_id, r.code as role_code, r.is_dm, r.env_dev, r.env_uat, r.env_pro,
+               coalesce((select array_agg(rp.permission) from role_permissions rp where rp.role_id = r.id), '{}') as project_pms,
+               coalesce((select array_agg(ms.site_id) from project_member_sites ms where ms.member_id = pm.id), '{}') as site_ids
+          from projects p
+          join project_members pm on pm.project_id = p.id and pm.user_id = u.id and pm.status = 1
+                                 and pm.env = coalesce(${envHeader}::varchar, s.env)
+          join roles r on r.id = pm.role_id and r.status = 1
+         where p.id = ${proId}::integer
+      ) m on true
+     where s.token_hash = ${tokenHash} and s.ended_at is null
+     limit 1`);
+  const row = (r as { rows: Record<string, unknown>[] }).rows[0];
+  if (!row) return null;
+  const arr = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+  return {
+    sessionId: Number(row.session_id),
+    sessionEnv: row.session_env as Env,
+    env: row.env as Env,
+    loginType: Number(row.login_type),
+    expiresAt: row.expires_at instanceof Date ? row.expires_at : new Date(String(row.expires_at)),
+    userId: Number(row.user_id),
+    account: String(row.account),
+    name: String(row.name),
+    orgId: row.org_id === null ? null : Number(row.org_id),
+    systemRoleId: row.system_role_id === null ? null : Number(row.system_role_id),
+    userStatus: Number(row.user_status),
+    systemPms: arr<string>(row.system_pms),
+    project:
+      row.p_id === null || row.p_id === undefined
+        ? null
+        : {
+            id: Number(row.p_id),
+            no: String(row.p_no),
+            name: String(row.p_name),
+            status: Number(row.p_status),
+            memberId: Number(row.member_id),
+            allSites: Boolean(row.all_sites),
+            roleId: Number(row.role_id),
+            roleCode: String(row.role_code),
+            isDm: Boolean(row.is_dm),
+            envDev: Boolean(row.env_dev),
+            envUat: Boolean(row.env_uat),
+            envPro: Boolean(row.env_pro),
+            pms: arr<string>(row.project_pms),
+            siteIds: arr<number>(row.site_ids).map(Number),
+          },
+  };
 }

@@ -25,7 +25,10 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
       rateLimit: {
         max: 20,
         timeWindow: '1 minute',
-        key: (req) => `${req.ip}:${String((req.body as { account?: unknown } | undefined)?.account ?? '').toLowerCase()}`,
+        key: (req) => {
+          const account = (req.body as { account?: unknown } | undefined)?.account;
+          return `${req.ip}:${typeof account === 'string' ? account.toLowerCase() : ''}`;
+        },
       },
       handler: ({ body, req, ctx }) =>
         auth.login(body, { ip: req.ip, userAgent: req.headers['user-agent'] ?? null, requestId: ctx.requestId }),

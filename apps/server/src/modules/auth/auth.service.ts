@@ -191,10 +191,9 @@ export class AuthService {
   }
 
   async pmsInfo(ctx: AuthedContext): Promise<PmsInfoResponse> {
-    const user = await repo.findUserById(this.db, ctx.user.id);
-    if (!user) throw new AppError('UNAUTHENTICATED');
-    const org = user.orgId ? await repo.findOrg(this.db, user.orgId) : null;
-    const role = user.systemRoleId ? await repo.findRole(this.db, user.systemRoleId) : null;
+    const profile = await repo.findUserProfile(this.db, ctx.user.id);
+    if (!profile) throw new AppError('UNAUTHENTICATED');
+    const { user } = profile;
     const pms = [...ctx.pms].sort();
     return {
       pms,
@@ -206,16 +205,16 @@ export class AuthService {
         phone: user.phone,
         mail: user.mail,
         orgId: user.orgId,
-        orgName: org?.name ?? null,
+        orgName: profile.orgName,
         loginType: ctx.loginType,
-        roleCode: ctx.project?.roleCode ?? role?.code ?? null,
+        roleCode: ctx.project?.roleCode ?? profile.systemRoleCode,
         imgUrl: user.imgUrl,
         projectType: ctx.env,
         passwordChangedAt: user.passwordChangedAt?.toISOString() ?? null,
         passwordChangeDue: passwordChangeDue(user.passwordChangedAt),
       },
       currentSystemTime: new Date().toISOString(),
-      affiliatedHospital: org?.name ?? null,
+      affiliatedHospital: profile.orgName,
       loginProduct: ctx.loginType,
       project: ctx.project
         ? {

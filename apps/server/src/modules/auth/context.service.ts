@@ -35,7 +35,7 @@ function intHeader(req: FastifyRequest, name: string): number | null {
 export function baseContext(req: FastifyRequest): RequestContext {
   const proType = header(req, 'proType');
   return {
-    requestId: String(req.id),
+    requestId: req.id,
     language: normalizeLanguage(header(req, 'language') ?? req.headers['accept-language']?.toString()),
     ip: req.ip,
     user: null,
@@ -55,41 +55,42 @@ export function baseContext(req: FastifyRequest): RequestContext {
 /** Resolves the session, project and permissions, and enforces the guard. Mutates and returns ctx. */
 export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext, guard: Guard): Promise<RequestContext> {
   const token = header(req, 'token') ?? bearer(req);
-  if ('public' in guard) {
-    // A public route still learns who is calling when a valid token comes along (e.g. login redirect).
-    if (token) await attachSession(db, req, ctx, token, false);
-    return ctx;
+  const isPublic = 'public' in guard;
+  if (!token) {
+    if (isPublic) return ctx;
+    throw new AppError('UNAUTHENTICATED');
   }
-  if (!token) throw new AppError('UNAUTHENTICATED');
-  await attachSession(db, req, ctx, token, true);
-  const user = ctx.user!;
+  const proId = isPublic ? null : intHeader(req, 'proId');
+  const a = await repo.loadAccess(db, hashToken(token), envHeader(req), proId);
+  if (!a || a.expiresAt.getTime() <= Date.now() || a.userStatus !== 1) {
+    if (isPublic) return ctx;
+    throw new AppError('UNAUTHENTICATED');
+  }
+  ctx.user = { id: a.userId, account: a.account, name: a.name, orgId: a.orgId, systemRoleId: a.systemRoleId };
+  ctx.sessionId = a.sessionId;
+  ctx.loginType = a.loginType as LoginType;
+  // The proType header chooses the environment; without it, the session's (set by envTypeSwitch).
+  ctx.env = a.env;
+  ctx.orgId = intHeader(req, 'orgId') ?? a.orgId;
+  if (isPublic) return ctx;
 
-  const systemPms = user.systemRoleId ? await repo.permissionsOfRoles(db, [user.systemRoleId]) : [];
-  let projectPms: string[] = [];
-  const proId = intHeader(req, 'proId');
   const needsProject = guard.scope === 'project' || guard.scope === 'site';
-  if (proId !== null) {
-    const m = await repo.findMembership(db, proId, user.id, ctx.env);
-    if (!m) {
-      if (needsProject) throw new AppError('NOT_MEMBER');
-    } else {
-      if (!repo.roleAllowsEnv(m, ctx.env)) throw new AppError('ENV_FORBIDDEN', { env: ctx.env });
-      const siteIds = m.allSites ? null : await repo.memberSiteIds(db, m.memberId);
-      ctx.project = {
-        id: m.projectId,
-        no: m.no,
-        name: m.name,
-        status: m.status,
-        memberId: m.memberId,
-        roleId: m.roleId,
-        roleCode: m.roleCode,
-        isDm: m.isDm,
-        siteIds,
-      };
-      projectPms = await repo.permissionsOfRoles(db, [m.roleId]);
-    }
-  } else if (needsProject) {
-    throw new AppError('PROJECT_REQUIRED');
+  const m = a.project;
+  if (proId === null && needsProject) throw new AppError('PROJECT_REQUIRED');
+  if (proId !== null && !m && needsProject) throw new AppError('NOT_MEMBER');
+  if (m) {
+    if (!repo.roleAllowsEnv(m, ctx.env)) throw new AppError('ENV_FORBIDDEN', { env: ctx.env });
+    ctx.project = {
+      id: m.id,
+      no: m.no,
+      name: m.name,
+      status: m.status,
+      memberId: m.memberId,
+      roleId: m.roleId,
+      roleCode: m.roleCode,
+      isDm: m.isDm,
+      siteIds: m.allSites ? null : m.siteIds,
+    };
   }
 
   const proSiteId = intHeader(req, 'proSiteId');
@@ -99,29 +100,20 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
   }
   if (guard.scope === 'site' && ctx.siteId === null) throw new AppError('SITE_REQUIRED');
 
-  ctx.pms = new Set(effectivePermissions([...systemPms, ...projectPms], ctx.project?.status));
-  ctx.systemPms = new Set(systemPms);
+  ctx.pms = new Set(effectivePermissions([...a.systemPms, ...(m?.pms ?? [])], ctx.project?.status));
+  ctx.systemPms = new Set(a.systemPms);
   // A project role never opens a system-scope route: those are checked against the system role alone.
   const held = guard.scope === 'system' ? ctx.systemPms : ctx.pms;
   if (guard.permission !== 'any' && !can(held, guard.permission)) throw new AppError('FORBIDDEN');
   return ctx;
 }
 
+function envHeader(req: FastifyRequest): Env | null {
+  const v = header(req, 'proType')?.toUpperCase();
+  return v && (ENVS as readonly string[]).includes(v) ? (v as Env) : null;
+}
+
 function bearer(req: FastifyRequest): string | null {
   const a = req.headers.authorization;
   return a && a.startsWith('Bearer ') ? a.slice(7).trim() || null : null;
-}
-
-async function attachSession(db: Db, req: FastifyRequest, ctx: RequestContext, token: string, required: boolean) {
-  const s = await repo.findActiveSession(db, hashToken(token));
-  if (!s || s.expiresAt.getTime() <= Date.now() || s.userStatus !== 1) {
-    if (required) throw new AppError('UNAUTHENTICATED');
-    return;
-  }
-  ctx.user = { id: s.userId, account: s.account, name: s.name, orgId: s.orgId, systemRoleId: s.systemRoleId };
-  ctx.sessionId = s.id;
-  ctx.loginType = s.loginType as LoginType;
-  // The proType header chooses the environment; without it, the session's (set by envTypeSwitch).
-  if (!header(req, 'proType')) ctx.env = s.env as Env;
-  ctx.orgId = intHeader(req, 'orgId') ?? s.orgId;
 }

@@ -54,7 +54,7 @@ export class JobRunner {
 
   /** Declares a job type. Handlers must be idempotent: a job may run again after a crash. */
   define<T>(name: string, handler: JobHandler<T>, opts: { retryLimit?: number } = {}): void {
-    this.handlers.set(name, { handler: handler as JobHandler<never>, retryLimit: opts.retryLimit ?? 3 });
+    this.handlers.set(name, { handler: handler, retryLimit: opts.retryLimit ?? 3 });
   }
 
   get started(): boolean {
@@ -123,9 +123,9 @@ export class JobRunner {
   }
 
   /** Queues a job; with `progress`, a progress item (status processing) is created for the user first. */
-  async enqueue<T>(
+  async enqueue(
     name: string,
-    data: T,
+    data: unknown,
     opts: { progress?: JobProgress; singletonKey?: string; startAfterSeconds?: number } = {},
   ): Promise<{ jobId: string | null; progressItemId: number | null }> {
     if (!this.boss) throw new Error('job runner not started');
@@ -151,7 +151,7 @@ export class JobRunner {
         .returning({ id: progressItems.id });
       progressItemId = row!.id;
     }
-    const envelope: Envelope<T> = { data, progressItemId };
+    const envelope: Envelope<unknown> = { data, progressItemId };
     const jobId = await this.boss.send(name, envelope as object, {
       retryLimit: def.retryLimit,
       retryDelay: 2,

@@ -54,9 +54,9 @@ export function selfTestRoutes({ config, jobs }: AppDeps): RouteSpec[] {
       }),
       response: z.object({ jobId: z.string().nullable(), progressItemId: z.number().int().nullable() }),
       handler: ({ ctx, body }) =>
-        jobs.enqueue<SelfTestData>(
+        jobs.enqueue(
           SELF_TEST_JOB,
-          { steps: body.steps, stepMs: body.stepMs, fail: body.fail },
+          { steps: body.steps, stepMs: body.stepMs, fail: body.fail } satisfies SelfTestData,
           {
             progress: {
               userId: ctx.user.id,
