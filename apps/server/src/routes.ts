@@ -7,8 +7,21 @@ import { projectRoutes } from './modules/projects/projects.routes';
 import { siteRoutes } from './modules/sites/sites.routes';
 import { systemRoutes } from './modules/system/system.routes';
 import { auditRoutes } from './modules/audit/audit.routes';
+import { tracingRoutes } from './modules/tracing/tracing.routes';
+import { searchRoutes } from './modules/search/search.routes';
+import { isfRoutes } from './modules/isf/isf.routes';
 import { selfTestRoutes } from './modules/jobs/self-test.job';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
-  return [...systemRoutes(deps), ...authRoutes(deps), ...progressRoutes(deps), ...projectRoutes(deps), ...siteRoutes(deps), ...auditRoutes(deps), ...selfTestRoutes(deps)];
+  return [
+    ...systemRoutes(deps),
+    ...authRoutes(deps),
+    ...progressRoutes(deps),
+    ...projectRoutes(deps),
+    ...siteRoutes(deps), ...auditRoutes(deps),
+    ...tracingRoutes(deps),
+    ...searchRoutes(deps),
+    ...isfRoutes(),
+    ...selfTestRoutes(deps),
+  ];
 }
