@@ -18,7 +18,7 @@ export function RootGuard() {
   const location = useLocation();
   const navigate = useNavigate();
   const { message } = App.useApp();
-  const { t } = useTranslation('common');
+  const { t } = useTranslation(['common', 'errors']);
   const token = useSession((s) => s.token);
   const variant = useSession((s) => s.variant);
   const projectId = useSession((s) => s.project?.id ?? null);
@@ -47,11 +47,23 @@ export function RootGuard() {
 
   useEffect(() => {
     applyGuardActions(decision.actions, () => {
-      void message.error(t('projectNotFound'));
+      void message.error(t('common:projectNotFound'));
       void navigate('/overview', { replace: true });
     });
     if (decision.kind === 'redirect') void navigate(decision.to, { replace: true });
   }, [decision, navigate, message, t]);
+
+  // Entering a project the user is not a member of: the server answers 403 (or no project); say so and go home.
+  const notMember =
+    projectId !== null &&
+    ((info.data && !info.isPlaceholderData && info.data.project === null) ||
+      (info.error instanceof ApiError && info.error.code === 403));
+  useEffect(() => {
+    if (!notMember) return;
+    if (!(info.error instanceof ApiError)) void message.error({ key: 'no-permission', content: t('errors:noPermission') });
+    applyGuardActions([{ type: 'clearProject' }], () => undefined);
+    void navigate('/overview', { replace: true });
+  }, [notMember, info.error, message, navigate, t]);
 
   const onStaticPage = decision.kind === 'render' && Boolean(decision.route.static);
   useSessionTimers(!onStaticPage);
@@ -63,11 +75,11 @@ export function RootGuard() {
     body = (
       <Result
         status="error"
-        title={t('userInfoFailed')}
+        title={t('common:userInfoFailed')}
         subTitle={infoError.message}
         extra={
           <Button type="primary" onClick={() => void info.refetch()}>
-            {t('retry')}
+            {t('common:retry')}
           </Button>
         }
       />

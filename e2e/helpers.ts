@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
+
+export const DEMO_PASSWORD = 'Demo@123456';
+export const ARTIFACTS = path.resolve(import.meta.dirname, 'artifacts');
+mkdirSync(ARTIFACTS, { recursive: true });
+
+export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+export type Variant = 'main' | 'site' | 'ae';
+export const LOGIN_PATH: Record<Variant, string> = { main: '/login', site: '/site/login', ae: '/ae/login' };
+
+export interface ApiSession {
+  token: string;
+  user: { id: number; name: string; loginType: number; projectType: 'DEV' | 'UAT' | 'PRO' };
+}
+
+/** Logs in through the API (fast path for journeys that are not about the login page). */
+export async function apiLogin(request: APIRequestContext, account: string, loginType: number, variant: Variant, password = DEMO_PASSWORD): Promise<ApiSession> {
+  const res = await request.post('/api/passport/login', { form: { account, password: sha256(password), loginType, variant } });
+  const body = (await res.json()) as { status: string; data: ApiSession; message?: string };
+  expect(body.status, body.message).toBe('1');
+  return body.data;
+}
+
+/** Opens the app already logged in, the way the app itself persists a session. */
+export async function openLoggedIn(page: Page, s: ApiSession, variant: Variant, path = '/overview', language: 'zh_CN' | 'en_US' = 'en_US'): Promise<void> {
+  await page.addInitScript(
+    ([session, lang, flag]) => {
+      if (sessionStorage.getItem(flag)) return;
+      sessionStorage.setItem(flag, '1');
+      localStorage.setItem('esource.session', session);
+      localStorage.setItem('esource.language', lang);
+    },
+    [
+      JSON.stringify({ token: s.token, user: s.user, loginType: s.user.loginType, variant, env: s.user.projectType, project: null, moduleNo: 1 }),
+      JSON.stringify(language),
+      `e2e-seeded-${s.token}`,
+    ] as const,
+  );
+  await page.goto(path);
+}
+
+/** Logs in through the login page of a variant. */
+export async function uiLogin(page: Page, account: string, variant: Variant, loginType?: number, password = DEMO_PASSWORD): Promise<void> {
+  await page.goto(LOGIN_PATH[variant]);
+  if (loginType) await page.getByTestId(`login-type-${loginType}`).click();
+  await page.getByTestId('login-account').fill(account);
+  await page.getByTestId('login-password').fill(password);
+  await page.getByTestId('login-submit').click();
+  await expect(page.getByTestId('app-shell')).toBeVisible();
+}
+
+export async function setLanguage(page: Page, lang: 'zh_CN' | 'en_US'): Promise<void> {
+  await page.getByTestId('language-switch').click();
+  await page.getByTestId(`lang-${lang}`).click();
+}
+
+export async function enterDemoProject(page: Page): Promise<void> {
+  await page.getByTestId('project-card').first().click();
+  await expect(page.getByTestId('project-label')).toContainText('DEMO-001');
+}
+
+const LOCALES = path.resolve(import.meta.dirname, '../apps/web/src/locales/en_US');
+
+function keyPaths(o: unknown, prefix = ''): string[] {
+  if (Array.isArray(o)) return [];
+  if (o && typeof o === 'object') return Object.entries(o).flatMap(([k, v]) => keyPaths(v, prefix ? `${prefix}.${k}` : k));
+  return [prefix];
+}
+
+/** What i18next renders for a missing key: `ns:key` or a dotted key path. Every such key of our locales. */
+export const KEY_PATTERNS: string[] = readdirSync(LOCALES).flatMap((f) => {
+  const ns = f.replace(/\.json$/, '');
+  const keys = keyPaths(JSON.parse(readFileSync(path.join(LOCALES, f), 'utf8')));
+  return [...keys.filter((k) => k.includes('.')), ...keys.map((k) => `${ns}:${k}`)];
+});
+
+/** Keys that show up untranslated in a text. */
+export function untranslatedKeys(text: string): string[] {
+  return KEY_PATTERNS.filter((k) => text.includes(k));
+}
+
+export async function visibleText(page: Page): Promise<string> {
+  return page.evaluate(() => document.body.innerText);
+}

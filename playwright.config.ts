@@ -1,0 +1,73 @@
+import { defineConfig } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * Browser journeys in Debian's Chromium against the real server and a fresh embedded database.
+ * The port and data folder are chosen once, by the runner, and inherited by the workers through the env.
+ */
+function freePort(): string {
+  return execFileSync(
+    process.execPath,
+    ['-e', "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close();})"],
+    { encoding: 'utf8' },
+  ).trim();
+}
+process.env.E2E_PORT ??= freePort();
+process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), 'esource-e2e-'));
+const port = process.env.E2E_PORT;
+const baseURL = process.env.E2E_BASE_URL ?? `http://127.0.0.1:${port}`;
+
+const server = existsSync('scripts/start.mjs') ? 'node scripts/start.mjs' : 'npx tsx apps/server/src/main.ts';
+const build = process.env.E2E_SKIP_BUILD === '1' ? '' : 'npm run build -w apps/web --silent && ';
+
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'test-results',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  // one server, one database: journeys change shared state (passwords, sessions), so run them in order
+  workers: 1,
+  fullyParallel: false,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    baseURL,
+    browserName: 'chromium',
+    viewport: { width: 1440, height: 900 },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  webServer: process.env.E2E_BASE_URL
+    ? undefined
+    : {
+        command: `${build}${server}`,
+        url: `${baseURL}/api/health`,
+        timeout: 180_000,
+        reuseExistingServer: false,
+        stdout: 'pipe',
+        stderr: 'pipe',
+        env: {
+          PORT: port,
+          HOST: '127.0.0.1',
+          DATA_DIR: process.env.E2E_DATA_DIR,
+          ESOURCE_TEST_HOOKS: '1',
+          LOG_LEVEL: 'warn',
+        },
+      },
+});
