@@ -8,3 +8,4 @@ export * from './common.schema';
 export * from './auth.schema';
 export * from './progress.schema';
 export * from './audit.schema';
+export * from './projects.schema';

@@ -1,20 +1,8 @@
-import { z } from 'zod';
 import { and, asc, count, eq, ilike, or } from 'drizzle-orm';
-import { pageRequest, pageResult } from '@esource/shared';
+import { projectPage, projectPageRequest } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { projectMembers, projects, roles } from '../../db/schema';
-
-const projectRow = z.object({
-  id: z.number().int(),
-  no: z.string(),
-  name: z.string(),
-  status: z.number().int(),
-  scene: z.number().int(),
-  uuidNo: z.string(),
-  roleCode: z.string(),
-  roleName: z.string(),
-});
 
 export function projectRoutes({ database }: AppDeps): RouteSpec[] {
   const db = database.db;
@@ -25,8 +13,8 @@ export function projectRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: 'any', scope: 'system' },
       summary: 'Projects the caller is a member of in the current environment',
       tags: ['projects'],
-      body: pageRequest.extend({ keyword: z.string().max(100).optional() }),
-      response: pageResult(projectRow),
+      body: projectPageRequest,
+      response: projectPage,
       handler: async ({ ctx, body }) => {
         const kw = body.keyword ? `%${body.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
         const where = and(

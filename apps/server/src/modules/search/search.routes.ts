@@ -4,17 +4,10 @@
  */
 import { z } from 'zod';
 import { and, asc, eq, ilike, or } from 'drizzle-orm';
+import { searchHit, searchRequest } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { projectMembers, projects } from '../../db/schema';
-
-export const searchHit = z.object({
-  kind: z.enum(['project']),
-  id: z.number().int(),
-  no: z.string(),
-  name: z.string(),
-  status: z.number().int(),
-});
 
 export function searchRoutes({ database }: AppDeps): RouteSpec[] {
   return [
@@ -24,7 +17,7 @@ export function searchRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['project:search:query'] }, scope: 'system' },
       summary: 'Search projects (and later subjects and documents) the caller may see',
       tags: ['search'],
-      query: z.object({ q: z.string().min(1).max(100), limit: z.coerce.number().int().min(1).max(50).default(20) }),
+      query: searchRequest,
       response: z.array(searchHit),
       handler: async ({ ctx, query }) => {
         const kw = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -1,17 +1,9 @@
 import { z } from 'zod';
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { siteRow } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { organizations, sites } from '../../db/schema';
-
-const siteRow = z.object({
-  id: z.number().int(),
-  siteNo: z.string(),
-  name: z.string(),
-  orgId: z.number().int(),
-  orgName: z.string(),
-  status: z.number().int(),
-});
 
 export function siteRoutes({ database }: AppDeps): RouteSpec[] {
   const db = database.db;
