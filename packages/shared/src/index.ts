@@ -9,3 +9,4 @@ export * from './auth.schema';
 export * from './progress.schema';
 export * from './audit.schema';
 export * from './projects.schema';
+export * from './roles.schema';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageRequest, pageResult } from './common.schema';
+import { LIMITS } from './constants';
 
 export const projectPageRequest = pageRequest.extend({ keyword: z.string().max(100).optional() });
 
@@ -39,3 +40,93 @@ export const searchHit = z.object({
   status: z.number().int(),
 });
 export type SearchHit = z.infer<typeof searchHit>;
+
+const boolish = z.preprocess((v) => (v === 'true' || v === '1' || v === 1 ? true : v === 'false' || v === '0' || v === 0 ? false : v), z.boolean());
+
+export const projectListRequest = projectPageRequest.extend({
+  status: z.coerce.number().int().min(0).max(3).optional(),
+  scene: z.coerce.number().int().min(1).max(2).optional(),
+  sortField: z.enum(['no', 'name', 'status', 'createTime']).default('no'),
+  sortOrder: z.enum(['asc', 'desc']).default('asc'),
+});
+
+/** Fields a data manager sets on a project (spec §3, §5: number ≤ 20, full name ≤ 100). */
+export const projectInput = z.object({
+  no: z.string().min(1).max(LIMITS.projectNoMax),
+  name: z.string().min(1).max(LIMITS.projectNameMax),
+  scene: z.coerce.number().int().refine((n) => n === 1 || n === 2, { message: 'validation.scene' }),
+  fileConfirmConfig: z.coerce.number().int().min(0).max(1).default(0),
+  autoPrefillDisabled: boolish.default(false),
+  configFiveFunction: z.string().max(50).default(''),
+});
+export type ProjectInput = z.infer<typeof projectInput>;
+
+export const projectUpdate = projectInput.extend({ id: z.coerce.number().int().positive(), version: z.coerce.number().int().positive() });
+
+export const projectDetail = z.object({
+  id: z.number().int(),
+  no: z.string(),
+  name: z.string(),
+  status: z.number().int(),
+  scene: z.number().int(),
+  fileConfirmConfig: z.number().int(),
+  autoPrefillDisabled: z.boolean(),
+  uuidNo: z.string(),
+  configFiveFunction: z.string(),
+  version: z.number().int(),
+  createTime: z.string(),
+  updateTime: z.string(),
+  roleCode: z.string().nullable(),
+});
+export type ProjectDetail = z.infer<typeof projectDetail>;
+
+export const projectManageRow = projectDetail;
+export const projectManagePage = pageResult(projectManageRow);
+
+export const projectStatusRequest = z.object({
+  id: z.coerce.number().int().positive(),
+  status: z.coerce.number().int().min(0).max(3),
+  reason: z.string().min(1).max(500),
+});
+
+export const projectCopyRequest = z.object({
+  id: z.coerce.number().int().positive(),
+  no: z.string().min(1).max(LIMITS.projectNoMax),
+  name: z.string().min(1).max(LIMITS.projectNameMax),
+});
+
+export const idRequest = z.object({ id: z.coerce.number().int().positive() });
+
+// ── organisations and departments ──
+export const orgInput = z.object({
+  name: z.string().min(1).max(LIMITS.orgNameMax),
+  code: z.string().max(50).optional(),
+  address: z.string().max(200).optional(),
+});
+export const orgRow = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  code: z.string().nullable(),
+  address: z.string().nullable(),
+  status: z.number().int(),
+  deptCount: z.number().int(),
+  createTime: z.string(),
+});
+export type OrgRow = z.infer<typeof orgRow>;
+export const orgPageRequest = pageRequest.extend({ keyword: z.string().max(50).optional() });
+export const orgPage = pageResult(orgRow);
+
+export const deptInput = z.object({ orgId: z.coerce.number().int().positive(), name: z.string().min(1).max(50), code: z.string().max(50).optional() });
+export const deptRow = z.object({ id: z.number().int(), orgId: z.number().int(), name: z.string(), code: z.string().nullable(), status: z.number().int() });
+export type DeptRow = z.infer<typeof deptRow>;
+
+// ── sites ──
+export const siteInput = z.object({
+  orgId: z.coerce.number().int().positive(),
+  siteNo: z.string().min(1).max(20),
+  name: z.string().max(100).optional(),
+  piUserId: z.coerce.number().int().positive().optional(),
+});
+export const siteUpdate = siteInput.omit({ orgId: true }).extend({ id: z.coerce.number().int().positive(), status: z.coerce.number().int().min(0).max(1).optional() });
+export const siteDetailRow = siteRow.extend({ piUserId: z.number().int().nullable(), piName: z.string().nullable() });
+export type SiteDetailRow = z.infer<typeof siteDetailRow>;
