@@ -10,3 +10,4 @@ export * from './progress.schema';
 export * from './audit.schema';
 export * from './projects.schema';
 export * from './roles.schema';
+export * from './users.schema';
