@@ -4,7 +4,8 @@ import { checkIdNumber, isValidIdNumber, PHONE_PATTERN, userAddRequest } from '.
 /** Builds a valid ID number from its first 17 digits (ISO 7064 MOD 11-2). */
 function withCheck(first17: string): string {
   const w = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-  const sum = [...first17].reduce((s, c, i) => s + Number(c) * w[i]!, 0);
+  let sum = 0;
+  for (let i = 0; i < 17; i++) sum += Number(first17[i]) * w[i]!;
   return first17 + '10X98765432'[sum % 11]!;
 }
 
