@@ -40,6 +40,9 @@ test('a running job appears in the progress panel; closing it marks the items re
 test('groups: all success, all error', async ({ page, request }) => {
   const s = await apiLogin(request, 'dm', 1, 'main');
   const headers = { token: s.token, proId: '1', proType: 'PRO' };
+  // start from an empty panel: mark what earlier journeys left as read
+  const before = (await (await request.post('/api/proProgressDisplay/list', { data: { type: 3 }, headers })).json()) as { data: { id: number }[] };
+  if (before.data.length > 0) await request.post('/api/proProgressDisplay/updateIsReadByIdList', { form: { idList: before.data.map((i) => i.id).join(',') }, headers });
   // centre users poll EDC sync (type 3)
   await request.post('/api/test/jobs/start', { form: { type: 3, steps: 1, stepMs: 0, label: 'EDC sync ok' }, headers });
   await openLoggedIn(page, s, 'main', '/project/ProjectManage?proId=1');

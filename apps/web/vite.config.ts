@@ -17,5 +17,11 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     chunkSizeWarningLimit: 900,
+    manifest: true,
+    rollupOptions: {
+      // @esource/shared is pure (constants, enums, rules, zod schemas): what the web does not use — the zod
+      // schemas — must not end up in the bundle just because its modules are not marked side-effect free.
+      treeshake: { moduleSideEffects: (id: string) => !/[\\/]packages[\\/]shared[\\/]/.test(id) },
+    },
   },
 });

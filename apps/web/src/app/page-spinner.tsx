@@ -1,10 +1,8 @@
-import { Spin } from 'antd';
-
-/** Shown while a lazy page or the user's info loads (also the router's HydrateFallback). */
+/** Shown while a lazy page or the user's info loads (also the router's HydrateFallback). Plain CSS: no antd here. */
 export function PageSpinner() {
   return (
-    <div style={{ minHeight: 240, height: '100%', display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
-      <Spin size="large" />
+    <div className="esource-spinner-wrap" role="status" aria-busy="true">
+      <span className="esource-spinner" />
     </div>
   );
 }

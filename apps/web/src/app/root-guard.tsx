@@ -1,23 +1,24 @@
-import { useEffect, useMemo } from 'react';
+import { lazy, Suspense, useEffect, useMemo } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router';
-import { App, Button, Result } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { decideGuard, type GuardDecision } from '../routes/guard';
 import { useSession } from '../features/session/session-store';
 import { useAccess, useUserInfo } from '../features/session/use-user-info';
 import { applyGuardActions } from '../features/session/session-actions';
 import { useSessionTimers } from '../features/session/use-session-timers';
-import { LoginExpiredDialog } from '../features/session/login-expired-dialog';
+import { notify } from '../lib/notify';
+import { ErrorPanel } from './route-error';
 import { ApiError } from '../lib/api-client';
 import { GuardContext } from './guard-context';
 import { PageSpinner } from './page-spinner';
 import { LOGIN_PRODUCT } from './build-flags';
 
+const LoginExpiredDialog = lazy(() => import('../features/session/login-expired-dialog'));
+
 /** The root route: runs the route guard on every location and holds the session-wide dialogs and timers. */
 export function RootGuard() {
   const location = useLocation();
   const navigate = useNavigate();
-  const { message } = App.useApp();
   const { t } = useTranslation(['common', 'errors']);
   const token = useSession((s) => s.token);
   const variant = useSession((s) => s.variant);
@@ -47,11 +48,11 @@ export function RootGuard() {
 
   useEffect(() => {
     applyGuardActions(decision.actions, () => {
-      void message.error(t('common:projectNotFound'));
+      notify.warn(t('common:projectNotFound'));
       void navigate('/overview', { replace: true });
     });
     if (decision.kind === 'redirect') void navigate(decision.to, { replace: true });
-  }, [decision, navigate, message, t]);
+  }, [decision, navigate, t]);
 
   // Entering a project the user is not a member of: the server answers 403 (or no project); say so and go home.
   const notMember =
@@ -60,10 +61,10 @@ export function RootGuard() {
       (info.error instanceof ApiError && info.error.code === 403));
   useEffect(() => {
     if (!notMember) return;
-    if (!(info.error instanceof ApiError)) void message.error({ key: 'no-permission', content: t('errors:noPermission') });
+    if (!(info.error instanceof ApiError)) notify.warn(t('errors:noPermission'), 'no-permission');
     applyGuardActions([{ type: 'clearProject' }], () => undefined);
     void navigate('/overview', { replace: true });
-  }, [notMember, info.error, message, navigate, t]);
+  }, [notMember, info.error, navigate, t]);
 
   const onStaticPage = decision.kind === 'render' && Boolean(decision.route.static);
   useSessionTimers(!onStaticPage);
@@ -72,25 +73,18 @@ export function RootGuard() {
   const infoError = info.error instanceof ApiError && info.error.code !== 401 ? info.error : null;
   if (decision.kind === 'redirect') body = <PageSpinner />;
   else if (decision.kind === 'loading' && infoError) {
-    body = (
-      <Result
-        status="error"
-        title={t('common:userInfoFailed')}
-        subTitle={infoError.message}
-        extra={
-          <Button type="primary" onClick={() => void info.refetch()}>
-            {t('common:retry')}
-          </Button>
-        }
-      />
-    );
+    body = <ErrorPanel title={t('common:userInfoFailed')} text={infoError.message} action={t('common:retry')} onAction={() => void info.refetch()} />;
   } else if (decision.kind === 'loading' && !(decision.route.shell && info.data)) body = <PageSpinner />;
   else body = <Outlet />;
 
   return (
     <GuardContext.Provider value={decision}>
       {body}
-      <LoginExpiredDialog />
+      {expired ? (
+        <Suspense fallback={null}>
+          <LoginExpiredDialog />
+        </Suspense>
+      ) : null}
     </GuardContext.Provider>
   );
 }

@@ -8,6 +8,8 @@ import { RouteError } from './route-error';
 
 function toRouteObject(r: AppRoute): RouteObject {
   const page = r.page;
+  // standalone screens that use antd get its provider; the login page is plain and loads no antd
+  const wrap = !r.shell && !r.login;
   return {
     id: r.id,
     path: r.path,
@@ -15,8 +17,17 @@ function toRouteObject(r: AppRoute): RouteObject {
     ...(page
       ? {
           lazy: async () => {
-            const m = await withChunkTimeout(page);
-            return { Component: m.default };
+            if (!wrap) return { Component: (await withChunkTimeout(page)).default };
+            const [m, p] = await Promise.all([withChunkTimeout(page), withChunkTimeout(() => import('./antd-provider'))]);
+            const Page = m.default;
+            const Provider = p.AntdProvider;
+            return {
+              Component: () => (
+                <Provider>
+                  <Page />
+                </Provider>
+              ),
+            };
           },
         }
       : { element: null }),

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { App, Badge, Breadcrumb, Button, Layout, Menu, Result, Tooltip, Typography } from 'antd';
 import type { MenuProps } from 'antd';
 import { MenuFoldOutlined, MenuUnfoldOutlined } from '@ant-design/icons';
@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { can, LIMITS, type LoginType } from '@esource/shared';
 import { useGuardDecision } from '../../app/guard-context';
 import { PageSpinner } from '../../app/page-spinner';
+import { AntdProvider } from '../../app/antd-provider';
 import { APP_VERSION } from '../../app/build-flags';
 import { breadcrumbsFor, menuFor, moduleLanding, moduleTabs, type MenuNode } from '../../routes/route-access';
 import { readJson, writeJson } from '../../lib/storage';
@@ -17,12 +18,11 @@ import { LanguageSwitch } from '../session/language-switch';
 import { authApi } from '../auth/api/auth-api';
 import { productFor } from '../brand/product';
 import { ProductLogo } from '../brand/product-logo';
-import { ModifyPasswordDialog } from '../password/modify-password-dialog';
 import { Watermark } from '../watermark/watermark';
 import { watermarkLines } from '../watermark/watermark-text';
 import { ProgressPanel } from '../progress/progress-panel';
 import { progressApi } from '../progress/api/progress-api';
-import { SearchPalette, useSearchShortcut } from '../search/search-palette';
+import { useSearchShortcut } from '../search/use-search-shortcut';
 import { EnvSwitch } from './env-switch';
 import { UserMenu } from './user-menu';
 import { MessageBadge, SearchButton } from './top-bar-extras';
@@ -32,8 +32,29 @@ import './app-layout.css';
 
 const { Header, Sider, Content, Footer } = Layout;
 
+// dialogs load when first opened
+const ModifyPasswordDialog = lazy(() => import('../password/modify-password-dialog'));
+const SearchPalette = lazy(() => import('../search/search-palette'));
+
+function useStickyTrue(v: boolean): boolean {
+  const [seen, setSeen] = useState(v);
+  if (v && !seen) setSeen(true);
+  return seen || v;
+}
+
+/** antd's App context (modal, message) lives with the shell, so that its code stays out of the entry chunk. */
+export default function AppLayoutRoot() {
+  return (
+    <AntdProvider>
+      <App>
+        <AppLayout />
+      </App>
+    </AntdProvider>
+  );
+}
+
 /** The frame every screen inside the app lives in (spec §2 Layout). */
-export default function AppLayout() {
+function AppLayout() {
   const { t } = useTranslation(['layout', 'routes', 'common', 'password']);
   const { modal } = App.useApp();
   const decision = useGuardDecision();
@@ -57,6 +78,9 @@ export default function AppLayout() {
   const [pwdOpen, setPwdOpen] = useState(false);
   const [searchOpen, setSearchOpen] = useState(false);
   const openSearch = useCallback(() => setSearchOpen(true), []);
+  // mounted from the first opening on (keeps their close animation and state)
+  const pwdUsed = useStickyTrue(pwdOpen);
+  const searchUsed = useStickyTrue(searchOpen);
   const canSearch = isCentre && Boolean(data && can(data.pms, { anyOf: ['project:search:query'] }));
   useSearchShortcut(canSearch, openSearch);
 
@@ -265,8 +289,10 @@ export default function AppLayout() {
         </Layout>
       </Layout>
       <ProgressPanel loginType={loginType} projectId={inProject ? (project?.id ?? null) : null} />
-      {isCentre && data ? <ModifyPasswordDialog open={pwdOpen} userId={data.user.id} onClose={() => setPwdOpen(false)} /> : null}
-      {canSearch ? <SearchPalette open={searchOpen} onClose={() => setSearchOpen(false)} /> : null}
+      <Suspense fallback={null}>
+        {isCentre && data && pwdUsed ? <ModifyPasswordDialog open={pwdOpen} userId={data.user.id} onClose={() => setPwdOpen(false)} /> : null}
+        {canSearch && searchUsed ? <SearchPalette open={searchOpen} onClose={() => setSearchOpen(false)} /> : null}
+      </Suspense>
       <span hidden data-testid="current-env">
         {env}
       </span>

@@ -7,6 +7,13 @@ import { privacyVariant, productFor } from '../brand/product';
 import { ProductLogo } from '../brand/product-logo';
 import { LanguageSwitch } from '../session/language-switch';
 
+import zhLegal from '../../locales/zh_CN/legal.json';
+import enLegal from '../../locales/en_US/legal.json';
+import { i18n } from '../../i18n/i18n';
+
+i18n.addResourceBundle('zh_CN', 'legal', zhLegal, true, true);
+i18n.addResourceBundle('en_US', 'legal', enLegal, true, true);
+
 export interface LegalSection {
   heading: string;
   body: string;

@@ -5,7 +5,7 @@ import { I18nextProvider } from 'react-i18next';
 import { initI18n, i18n } from '../../i18n/i18n';
 import { configureApi } from '../../lib/api-client';
 import { sha256Hex } from '../../lib/sha256';
-import { ModifyPasswordDialog } from './modify-password-dialog';
+import ModifyPasswordDialog from './modify-password-dialog';
 import { validateConfirmPassword, validateNewPassword } from './password-validation';
 
 beforeAll(() => {

@@ -38,7 +38,7 @@ export function StrengthMeter({ value }: { value: string }) {
 }
 
 /** Modify Password dialog (spec §2 user dropdown, §5 validation). */
-export function ModifyPasswordDialog({ open, userId, onClose }: { open: boolean; userId: number; onClose: () => void }) {
+export default function ModifyPasswordDialog({ open, userId, onClose }: { open: boolean; userId: number; onClose: () => void }) {
   const { t } = useTranslation('password');
   const { message } = App.useApp();
   const [form] = Form.useForm<Values>();

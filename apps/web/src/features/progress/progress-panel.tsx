@@ -36,6 +36,30 @@ function StatusIcon({ status }: { status: number }) {
   return <CloseCircleFilled style={{ color: '#ff4d4f' }} />;
 }
 
+/** Bar of a group: the done/total counts of its items when they report them, else the share of finished items. */
+export function groupPercent(items: ProgressItem[]): number {
+  let done = 0;
+  let total = 0;
+  for (const i of items) {
+    const counts = i.extraInfoMap ? Object.values(i.extraInfoMap) : [];
+    if (counts.length === 0) {
+      total += 1;
+      done += i.status === PROGRESS_STATUS.processing ? 0 : 1;
+    } else if (i.status !== PROGRESS_STATUS.processing) {
+      for (const c of counts) {
+        total += c.total;
+        done += c.total;
+      }
+    } else {
+      for (const c of counts) {
+        total += c.total;
+        done += Math.min(c.done, c.total);
+      }
+    }
+  }
+  return total === 0 ? 0 : Math.round((done / total) * 100);
+}
+
 /**
  * Collapsible progress notice (spec §2, §3, §4, §7): polls /proProgressDisplay/list every 5 s for the types
  * of the user's login type, shows a group per type only while it has items, with its state (all success,
@@ -74,7 +98,7 @@ export function ProgressPanel({ loginType, projectId }: { loginType: LoginType |
       <Space orientation="vertical" style={{ width: '100%' }} size={8}>
         {groups.map(({ type, items }) => {
           const state = progressGroupState(items) ?? 'processing';
-          const done = items.filter((i) => i.status !== PROGRESS_STATUS.processing).length;
+          const percent = groupPercent(items);
           return (
             <Card
               key={type}
@@ -111,7 +135,7 @@ export function ProgressPanel({ loginType, projectId }: { loginType: LoginType |
               }
               styles={{ body: collapsed ? { display: 'none' } : { maxHeight: 280, overflowY: 'auto', padding: '8px 12px' } }}
             >
-              <Progress percent={Math.round((done / items.length) * 100)} size="small" status={state === 'allError' ? 'exception' : state === 'processing' ? 'active' : 'normal'} />
+              <Progress percent={percent} size="small" status={state === 'allError' ? 'exception' : state === 'processing' ? 'active' : 'normal'} />
               {items.map((item) => {
                 const link = progressViewLink(item, loginType);
                 return (

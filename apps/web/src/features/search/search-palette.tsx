@@ -6,21 +6,6 @@ import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { search, type SearchHit } from './api/search-api';
 
-/** Opens on Cmd+K / Ctrl+K (spec §2: centre users with project:search:query). */
-export function useSearchShortcut(enabled: boolean, open: () => void): void {
-  useEffect(() => {
-    if (!enabled) return;
-    const onKey = (e: KeyboardEvent) => {
-      if ((e.metaKey || e.ctrlKey) && e.key.toLowerCase() === 'k') {
-        e.preventDefault();
-        open();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [enabled, open]);
-}
-
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = useState(value);
   useEffect(() => {
@@ -30,7 +15,7 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
-export function SearchPalette({ open, onClose }: { open: boolean; onClose: () => void }) {
+export default function SearchPalette({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation('layout');
   const navigate = useNavigate();
   const [text, setText] = useState('');

@@ -1,12 +1,10 @@
-import { useState } from 'react';
-import { Alert, Button, Form, Input, Segmented, Typography } from 'antd';
-import { LockOutlined, UserOutlined } from '@ant-design/icons';
+import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { LIMITS, LOGIN_VARIANTS, type LoginType, type LoginVariant } from '@esource/shared';
 import { login } from '../api/auth-api';
 import { sessionStore } from '../../session/session-store';
-import { LanguageSwitch } from '../../session/language-switch';
+import { LanguageToggle } from '../../session/language-toggle';
 import { productFor } from '../../brand/product';
 import { ProductLogo } from '../../brand/product-logo';
 import { ApiError } from '../../../lib/api-client';
@@ -14,18 +12,31 @@ import { safeTarget } from '../../../routes/guard';
 import { matchRoute } from '../../../routes/route-access';
 import './login-page.css';
 
-interface LoginForm {
-  account: string;
-  password: string;
-}
-
 function variantOf(pathname: string): LoginVariant {
   return matchRoute(pathname)?.login ?? 'main';
 }
 
+const UserIcon = () => (
+  <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden>
+    <path fill="currentColor" d="M12 12a5 5 0 1 0 0-10 5 5 0 0 0 0 10zm0-8a3 3 0 1 1 0 6 3 3 0 0 1 0-6zm0 10c-4.4 0-8 2.2-8 5v3h16v-3c0-2.8-3.6-5-8-5zm-6 6v-1c0-1.2 2.5-3 6-3s6 1.8 6 3v1H6z" />
+  </svg>
+);
+const LockIcon = () => (
+  <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden>
+    <path fill="currentColor" d="M17 9V7A5 5 0 0 0 7 7v2H5v13h14V9h-2zM9 7a3 3 0 0 1 6 0v2H9V7zm8 13H7v-9h10v9zm-5-2a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z" />
+  </svg>
+);
+const EyeIcon = ({ open }: { open: boolean }) => (
+  <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden>
+    <path fill="currentColor" d="M12 5C6.5 5 2.7 9.3 1.5 12c1.2 2.7 5 7 10.5 7s9.3-4.3 10.5-7C21.3 9.3 17.5 5 12 5zm0 12a5 5 0 1 1 0-10 5 5 0 0 1 0 10zm0-8a3 3 0 1 0 0 6 3 3 0 0 0 0-6z" />
+    {open ? null : <path stroke="currentColor" strokeWidth="2" d="M3 3l18 18" />}
+  </svg>
+);
+
 /**
  * The three login pages (spec §1, §2): the combined centre/monitor site (types 1 and 2), the site login
- * (type 3) and the adverse-event login (type 4). Each shows its own logo and product name.
+ * (type 3) and the adverse-event login (type 4), each with its own logo and product name. Plain HTML and
+ * CSS on purpose: the first screen loads no component library (budget: < 250 KB gzip of JS).
  */
 export default function LoginPage() {
   const { t } = useTranslation(['auth', 'common']);
@@ -35,16 +46,29 @@ export default function LoginPage() {
   const variant = variantOf(location.pathname);
   const types = LOGIN_VARIANTS[variant].loginTypes;
   const [loginType, setLoginType] = useState<LoginType>(types[0] ?? 1);
+  const [account, setAccount] = useState('');
+  const [password, setPassword] = useState('');
+  const [showPwd, setShowPwd] = useState(false);
+  const [touched, setTouched] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const product = productFor(variant, types.length > 1 ? null : loginType);
-  const typeProduct = productFor(variant, loginType);
+  const product = productFor(variant, loginType);
 
-  const onFinish = async (v: LoginForm) => {
+  const accountError = !account.trim()
+    ? t('auth:accountRequired')
+    : account.trim().length > LIMITS.accountMax
+      ? t('auth:accountTooLong', { max: LIMITS.accountMax })
+      : null;
+  const passwordError = !password ? t('auth:passwordRequired') : null;
+
+  const onSubmit = async (e: FormEvent) => {
+    e.preventDefault();
+    setTouched(true);
+    if (accountError || passwordError || busy) return;
     setBusy(true);
     setError(null);
     try {
-      const res = await login({ account: v.account, password: v.password, loginType, variant });
+      const res = await login({ account: account.trim(), password, loginType, variant });
       sessionStore.set({
         token: res.token,
         user: res.user,
@@ -57,8 +81,8 @@ export default function LoginPage() {
         passwordChangeDue: res.passwordChangeDue,
       });
       await navigate(safeTarget(params.get('redirect')) ?? '/', { replace: true });
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : t('auth:loginFailed'));
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : t('auth:loginFailed'));
     } finally {
       setBusy(false);
     }
@@ -68,9 +92,9 @@ export default function LoginPage() {
     <div className="login-page" data-testid="login-page" data-variant={variant}>
       <aside className="login-brand" style={{ background: `linear-gradient(150deg, ${product.color} 0%, #0b1f44 100%)` }}>
         <div className="login-brand-head">
-          <ProductLogo product={typeProduct} size={40} inverse />
+          <ProductLogo product={product} size={40} inverse />
           <span className="login-brand-name" data-testid="product-name">
-            {t(`common:${typeProduct.nameKey}`)}
+            {t(`common:${product.nameKey}`)}
           </span>
         </div>
         <div className="login-brand-body">
@@ -85,46 +109,73 @@ export default function LoginPage() {
       </aside>
       <main className="login-main">
         <div className="login-lang">
-          <LanguageSwitch />
+          <LanguageToggle />
         </div>
-        <div className="login-card">
-          <Typography.Title level={3} style={{ marginBottom: 4 }}>
-            {t('auth:title')}
-          </Typography.Title>
-          <Typography.Paragraph type="secondary">{t(`auth:subtitle.${variant}`)}</Typography.Paragraph>
+        <form className="login-card" onSubmit={(e) => void onSubmit(e)} noValidate>
+          <h2 className="login-title">{t('auth:title')}</h2>
+          <p className="login-subtitle">{t(`auth:subtitle.${variant}`)}</p>
           {types.length > 1 && (
-            <Segmented<LoginType>
-              block
-              value={loginType}
-              onChange={(v) => setLoginType(v)}
-              options={types.map((lt) => ({ value: lt, label: <span data-testid={`login-type-${lt}`}>{t(`auth:loginType.${lt}`)}</span> }))}
-              style={{ marginBottom: 20 }}
-            />
+            <div className="login-types" role="tablist">
+              {types.map((lt) => (
+                <button
+                  key={lt}
+                  type="button"
+                  role="tab"
+                  aria-selected={lt === loginType}
+                  className={lt === loginType ? 'on' : undefined}
+                  data-testid={`login-type-${lt}`}
+                  onClick={() => setLoginType(lt)}
+                >
+                  {t(`auth:loginType.${lt}`)}
+                </button>
+              ))}
+            </div>
           )}
-          {error && <Alert type="error" showIcon title={error} style={{ marginBottom: 16 }} data-testid="login-error" />}
-          <Form<LoginForm> layout="vertical" size="large" onFinish={(v) => void onFinish(v)} requiredMark={false}>
-            <Form.Item
+          {error && (
+            <div className="login-alert" role="alert" data-testid="login-error">
+              {error}
+            </div>
+          )}
+          <label className="login-label" htmlFor="login-account">
+            {t('auth:account')}
+          </label>
+          <div className={`login-input${touched && accountError ? ' invalid' : ''}`}>
+            <UserIcon />
+            <input
+              id="login-account"
               name="account"
-              label={t('auth:account')}
-              rules={[
-                { required: true, whitespace: true, message: t('auth:accountRequired') },
-                { max: LIMITS.accountMax, message: t('auth:accountTooLong', { max: LIMITS.accountMax }) },
-              ]}
-            >
-              <Input prefix={<UserOutlined />} autoComplete="username" placeholder={t('auth:accountPlaceholder')} data-testid="login-account" />
-            </Form.Item>
-            <Form.Item name="password" label={t('auth:password')} rules={[{ required: true, message: t('auth:passwordRequired') }]}>
-              <Input.Password
-                prefix={<LockOutlined />}
-                autoComplete="current-password"
-                placeholder={t('auth:passwordPlaceholder')}
-                data-testid="login-password"
-              />
-            </Form.Item>
-            <Button type="primary" htmlType="submit" block loading={busy} data-testid="login-submit">
-              {t('auth:submit')}
-            </Button>
-          </Form>
+              autoComplete="username"
+              placeholder={t('auth:accountPlaceholder')}
+              value={account}
+              onChange={(e) => setAccount(e.target.value)}
+              data-testid="login-account"
+            />
+          </div>
+          <div className="login-field-error">{touched && accountError ? accountError : ''}</div>
+          <label className="login-label" htmlFor="login-password">
+            {t('auth:password')}
+          </label>
+          <div className={`login-input${touched && passwordError ? ' invalid' : ''}`}>
+            <LockIcon />
+            <input
+              id="login-password"
+              name="password"
+              type={showPwd ? 'text' : 'password'}
+              autoComplete="current-password"
+              placeholder={t('auth:passwordPlaceholder')}
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              data-testid="login-password"
+            />
+            <button type="button" className="login-eye" onClick={() => setShowPwd((v) => !v)} aria-label={t('auth:showPassword')}>
+              <EyeIcon open={showPwd} />
+            </button>
+          </div>
+          <div className="login-field-error">{touched && passwordError ? passwordError : ''}</div>
+          <button type="submit" className="login-submit" disabled={busy} data-testid="login-submit">
+            {busy ? <span className="esource-spinner login-busy" /> : null}
+            {t('auth:submit')}
+          </button>
           <div className="login-links">
             {t('auth:consent')} <Link to={product.privacyPath}>{t('auth:privacyLink')}</Link> ·{' '}
             <Link to="/agreement">{t('auth:agreementLink')}</Link> · <Link to="/person">{t('auth:personLink')}</Link>
@@ -138,7 +189,7 @@ export default function LoginPage() {
                 </Link>
               ))}
           </div>
-        </div>
+        </form>
       </main>
     </div>
   );
