@@ -4,19 +4,6 @@ import { LIMITS } from './constants';
 
 export const projectPageRequest = pageRequest.extend({ keyword: z.string().max(100).optional() });
 
-/** A project as the caller sees it in the project list, with their role in it. */
-export const projectListRow = z.object({
-  id: z.number().int(),
-  no: z.string(),
-  name: z.string(),
-  status: z.number().int(),
-  scene: z.number().int(),
-  uuidNo: z.string(),
-  roleCode: z.string(),
-  roleName: z.string(),
-});
-export type ProjectListRow = z.infer<typeof projectListRow>;
-export const projectPage = pageResult(projectListRow);
 
 export const siteRow = z.object({
   id: z.number().int(),
@@ -61,7 +48,18 @@ export const projectInput = z.object({
 });
 export type ProjectInput = z.infer<typeof projectInput>;
 
-export const projectUpdate = projectInput.extend({ id: z.coerce.number().int().positive(), version: z.coerce.number().int().positive() });
+/** An update changes only the fields it carries; `version` guards against lost updates. */
+export const projectUpdate = z.object({
+  id: z.coerce.number().int().positive(),
+  version: z.coerce.number().int().positive(),
+  no: projectInput.shape.no.optional(),
+  name: projectInput.shape.name.optional(),
+  scene: projectInput.shape.scene.optional(),
+  fileConfirmConfig: z.coerce.number().int().min(0).max(1).optional(),
+  autoPrefillDisabled: boolish.optional(),
+  configFiveFunction: z.string().max(50).optional(),
+});
+export type ProjectUpdate = z.infer<typeof projectUpdate>;
 
 export const projectDetail = z.object({
   id: z.number().int(),
@@ -80,8 +78,10 @@ export const projectDetail = z.object({
 });
 export type ProjectDetail = z.infer<typeof projectDetail>;
 
-export const projectManageRow = projectDetail;
-export const projectManagePage = pageResult(projectManageRow);
+/** A project as the caller sees it in the project list, with their role in it. */
+export const projectListRow = projectDetail.extend({ roleName: z.string().nullable() });
+export type ProjectListRow = z.infer<typeof projectListRow>;
+export const projectPage = pageResult(projectListRow);
 
 export const projectStatusRequest = z.object({
   id: z.coerce.number().int().positive(),

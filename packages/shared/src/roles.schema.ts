@@ -75,22 +75,16 @@ export const permissionGroupRow = z.object({
 export type PermissionGroupRow = z.infer<typeof permissionGroupRow>;
 
 // ── project team members ──
-export const memberInput = z
-  .object({
-    userId: z.coerce.number().int().positive(),
-    roleId: z.coerce.number().int().positive(),
-    allSites: boolish.default(false),
-    siteIds: z.preprocess(list, z.array(z.coerce.number().int().positive()).max(500)).default([]),
-  })
-  .refine((m) => m.allSites || m.siteIds.length > 0, { message: 'validation.memberSites', path: ['siteIds'] });
-export const memberUpdate = z
-  .object({
-    id: z.coerce.number().int().positive(),
-    roleId: z.coerce.number().int().positive(),
-    allSites: boolish.default(false),
-    siteIds: z.preprocess(list, z.array(z.coerce.number().int().positive()).max(500)).default([]),
-  })
-  .refine((m) => m.allSites || m.siteIds.length > 0, { message: 'validation.memberSites', path: ['siteIds'] });
+const memberAssignment = z.object({
+  roleId: z.coerce.number().int().positive(),
+  allSites: boolish.default(false),
+  siteIds: z.preprocess(list, z.array(z.coerce.number().int().positive()).max(500)).default([]),
+});
+const sitesChosen = (m: { allSites: boolean; siteIds: number[] }) => m.allSites || m.siteIds.length > 0;
+const sitesMessage = { message: 'validation.memberSites', path: ['siteIds'] };
+export const memberInput = memberAssignment.extend({ userId: z.coerce.number().int().positive() }).refine(sitesChosen, sitesMessage);
+export const memberInvite = memberAssignment.extend({ account: z.string().min(1).max(50) }).refine(sitesChosen, sitesMessage);
+export const memberUpdate = memberAssignment.extend({ id: z.coerce.number().int().positive() }).refine(sitesChosen, sitesMessage);
 export const memberRow = z.object({
   id: z.number().int(),
   userId: z.number().int(),

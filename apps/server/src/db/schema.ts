@@ -173,11 +173,13 @@ export const projects = pgTable(
     scene: integer('scene').notNull().default(1),
     createdBy: integer('created_by').references(() => users.id),
     version: integer('version').notNull().default(1),
+    /** soft delete: only a project without subject data can be deleted, and its trail stays */
+    deletedAt: ts('deleted_at'),
     createdAt: created(),
     updatedAt: updated(),
   },
   (t) => [
-    uniqueIndex('projects_no').on(t.no),
+    uniqueIndex('projects_no').on(t.no).where(sql`${t.deletedAt} is null`),
     uniqueIndex('projects_uuid').on(t.uuidNo),
     check('projects_scene', sql`${t.scene} in (1, 2)`),
     check('projects_status', sql`${t.status} between 0 and 3`),
@@ -315,6 +317,34 @@ export const progressItems = pgTable(
     check('progress_items_type', sql`${t.type} in (1, 2, 3)`),
     check('progress_items_status', sql`${t.status} in (1, 2, 3)`),
   ],
+);
+
+/** A hospital's application to join a project as a site (Center Application module, PRO only). */
+export const centerApplications = pgTable(
+  'center_applications',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    orgId: integer('org_id')
+      .notNull()
+      .references(() => organizations.id),
+    applicantUserId: integer('applicant_user_id')
+      .notNull()
+      .references(() => users.id),
+    /** 0 in progress, 1 passed, 2 not passed */
+    status: integer('status').notNull().default(0),
+    note: varchar('note', { length: 500 }),
+    reviewerUserId: integer('reviewer_user_id').references(() => users.id),
+    reviewReason: varchar('review_reason', { length: 500 }),
+    reviewedAt: ts('reviewed_at'),
+    siteId: integer('site_id').references(() => sites.id),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [index('center_applications_status').on(t.env, t.status)],
 );
 
 export const messages = pgTable(

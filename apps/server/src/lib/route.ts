@@ -4,11 +4,16 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { AuthedContext, Guard, RequestContext } from './context';
+import type { AuthedContext, Guard, ProjectScopedContext, RequestContext } from './context';
 
 export type BodyType = 'form' | 'json' | 'multipart';
 
-type Ctx<G extends Guard> = G extends { public: true } ? RequestContext : AuthedContext;
+/** What the handler's ctx holds after the guard passed: a project for project and site scope. */
+type Ctx<G extends Guard> = G extends { public: true }
+  ? RequestContext
+  : G extends { scope: 'project' | 'site' }
+    ? ProjectScopedContext
+    : AuthedContext;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export interface RouteSpec<

@@ -52,7 +52,7 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       body: auditLogQuery,
       response: auditLogPage,
       handler: ({ ctx, body }) =>
-        page(and(eq(auditEvents.projectId, ctx.project!.id), eq(auditEvents.env, ctx.env), ...filters(body)), body),
+        page(and(eq(auditEvents.projectId, ctx.project.id), eq(auditEvents.env, ctx.env), ...filters(body)), body),
     }),
   ];
 }

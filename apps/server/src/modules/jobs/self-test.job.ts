@@ -61,7 +61,7 @@ export function selfTestRoutes({ config, jobs }: AppDeps): RouteSpec[] {
             progress: {
               userId: ctx.user.id,
               env: ctx.env,
-              projectId: ctx.project!.id,
+              projectId: ctx.project.id,
               siteId: ctx.siteId,
               type: body.type as ProgressType,
               displayInformation: body.label,

@@ -25,7 +25,7 @@ export function progressRoutes({ database }: AppDeps): RouteSpec[] {
             and(
               eq(progressItems.userId, ctx.user.id),
               eq(progressItems.env, ctx.env),
-              eq(progressItems.projectId, ctx.project!.id),
+              eq(progressItems.projectId, ctx.project.id),
               eq(progressItems.type, body.type),
               eq(progressItems.isRead, false),
             ),
@@ -64,7 +64,7 @@ export function progressRoutes({ database }: AppDeps): RouteSpec[] {
               inArray(progressItems.id, body.idList),
               eq(progressItems.userId, ctx.user.id),
               eq(progressItems.env, ctx.env),
-              eq(progressItems.projectId, ctx.project!.id),
+              eq(progressItems.projectId, ctx.project.id),
             ),
           )
           .returning({ id: progressItems.id });
