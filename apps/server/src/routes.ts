@@ -10,6 +10,9 @@ import { auditRoutes } from './modules/audit/audit.routes';
 import { tracingRoutes } from './modules/tracing/tracing.routes';
 import { searchRoutes } from './modules/search/search.routes';
 import { isfRoutes } from './modules/isf/isf.routes';
+import { orgRoutes } from './modules/orgs/orgs.routes';
+import { roleRoutes } from './modules/roles/roles.routes';
+import { teamRoutes } from './modules/team/team.routes';
 import { selfTestRoutes } from './modules/jobs/self-test.job';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
@@ -18,7 +21,11 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...authRoutes(deps),
     ...progressRoutes(deps),
     ...projectRoutes(deps),
-    ...siteRoutes(deps), ...auditRoutes(deps),
+    ...siteRoutes(deps),
+    ...orgRoutes(deps),
+    ...roleRoutes(deps),
+    ...teamRoutes(deps),
+    ...auditRoutes(deps),
     ...tracingRoutes(deps),
     ...searchRoutes(deps),
     ...isfRoutes(),
