@@ -14,6 +14,7 @@ import { orgRoutes } from './modules/orgs/orgs.routes';
 import { roleRoutes } from './modules/roles/roles.routes';
 import { teamRoutes } from './modules/team/team.routes';
 import { selfTestRoutes } from './modules/jobs/self-test.job';
+import { userRoutes } from './modules/users/users.routes';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -30,5 +31,6 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...searchRoutes(deps),
     ...isfRoutes(),
     ...selfTestRoutes(deps),
+    ...userRoutes(deps),
   ];
 }

@@ -176,7 +176,19 @@ export type UserFilters = z.infer<typeof userFilters>;
 
 export const userListQuery = pageRequest.extend(userFilters.shape);
 export type UserListQuery = z.infer<typeof userListQuery>;
-export const userExportQuery = userFilters;
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The export takes the list's filters, and the time zone its times are written in (the viewer's). */
+export const userExportQuery = userFilters.extend({
+  timeZone: z.preprocess(blank, z.string().max(64).refine(validTimeZone, { message: 'validation.timezone' }).default('Asia/Shanghai')),
+});
 
 export const userListRow = z.object({
   id: z.number().int(),

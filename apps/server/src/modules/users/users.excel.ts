@@ -1,0 +1,201 @@
+/**
+ * Excel I/O of the user module (exceljs): the import template, reading an uploaded workbook, and the streamed
+ * export. Headers are in the request's language; an uploaded file may use either language's headers.
+ */
+import { PassThrough, type Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { LANGUAGES, USER_IMPORT_COLUMNS, USER_IMPORT_LIMITS, type Language, type UserImportColumn } from '@esource/shared';
+import { AppError } from '../../lib/errors';
+import { translator } from '../../lib/i18n';
+import type { UserListRecord } from './users.repo';
+
+export const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** Columns an import row must have; the others may be left out of the sheet. */
+const REQUIRED_COLUMNS: readonly UserImportColumn[] = ['account', 'name', 'phone', 'orgName', 'loginTypes'];
+/** Typed as text in the template, so that Excel keeps leading digits and all 18 ID digits. */
+const TEXT_COLUMNS: readonly UserImportColumn[] = ['account', 'phone', 'idNumber', 'loginTypes'];
+
+const EXPORT_COLUMNS = [
+  'account',
+  'name',
+  'phone',
+  'mail',
+  'orgName',
+  'deptName',
+  'loginTypes',
+  'systemRoleCode',
+  'permissionGroupName',
+  'status',
+  'lastLoginTime',
+  'createTime',
+] as const;
+
+/** `attachment` with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987), so Chinese names survive. */
+export function contentDisposition(fileName: string, asciiFallback: string): string {
+  const ascii = asciiFallback.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+function header(lang: Language, key: string): string {
+  return translator(lang)(`users.columns.${key}`);
+}
+
+/** The import template: one sheet with the translated headers and an example row, and a sheet of notes. */
+export async function buildTemplate(lang: Language, example: Record<UserImportColumn, string>): Promise<Buffer> {
+  const t = translator(lang);
+  const wb = new ExcelJS.Workbook();
+  wb.creator = 'eSource';
+  const ws = wb.addWorksheet(t('users.sheet'), { views: [{ state: 'frozen', ySplit: 1 }] });
+  ws.columns = USER_IMPORT_COLUMNS.map((key) => ({
+    header: header(lang, key),
+    key,
+    width: key === 'idNumber' || key === 'mail' ? 24 : 16,
+    ...(TEXT_COLUMNS.includes(key) ? { style: { numFmt: '@' } } : {}),
+  }));
+  ws.getRow(1).font = { bold: true };
+  const ex = ws.addRow(example);
+  ex.font = { italic: true, color: { argb: 'FF808080' } };
+  const notes = wb.addWorksheet(t('users.notesSheet'));
+  notes.columns = [{ width: 18 }, { width: 100 }];
+  notes.addRow([t('users.notes.title')]).font = { bold: true };
+  for (const key of USER_IMPORT_COLUMNS) notes.addRow([header(lang, key), t(`users.notes.${key}`)]);
+  notes.addRow([]);
+  notes.addRow(['', t('users.notes.example')]);
+  notes.addRow(['', t('users.notes.password')]);
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+function cellText(v: ExcelJS.CellValue): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v.trim();
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Date) return v.toISOString();
+  if ('richText' in v) return v.richText.map((r) => r.text).join('').trim();
+  if ('hyperlink' in v) {
+    const text = v.text as unknown;
+    if (typeof text === 'string') return text.trim();
+    if (text && typeof text === 'object' && 'richText' in text) return cellText(text as ExcelJS.CellRichTextValue);
+    return '';
+  }
+  if ('formula' in v || 'sharedFormula' in v) return cellText((v as { result?: unknown }).result as ExcelJS.CellValue);
+  return '';
+}
+
+export interface SheetRow {
+  /** the row number as Excel shows it (the header is row 1) */
+  rowNo: number;
+  values: Record<UserImportColumn, string>;
+}
+
+const invalid = (field: string, message: string, params: Record<string, string | number> = {}, lang: Language = 'zh_CN') =>
+  new AppError('VALIDATION', { detail: translator(lang)('validation.field', { field, message: translator(lang)(message, params) }) }, [
+    { field, message: translator(lang)(message, params) },
+  ]);
+
+/** Maps a header cell to its column, in either language ('*' marks and spacing ignored). */
+function headerIndex(): Map<string, UserImportColumn> {
+  const m = new Map<string, UserImportColumn>();
+  const norm = (s: string) => s.replace(/[*＊\s]/g, '').toLowerCase();
+  for (const key of USER_IMPORT_COLUMNS) {
+    m.set(norm(key), key);
+    for (const lang of LANGUAGES) m.set(norm(header(lang, key)), key);
+  }
+  return m;
+}
+
+/**
+ * Reads the user rows of an uploaded workbook. Whether it is an .xlsx is decided by parsing it, not by its name.
+ * Entirely empty rows are skipped.
+ */
+export async function readUserSheet(buffer: Buffer, lang: Language): Promise<SheetRow[]> {
+  const wb = new ExcelJS.Workbook();
+  try {
+    await wb.xlsx.load(buffer as unknown as Parameters<typeof wb.xlsx.load>[0]);
+  } catch {
+    throw invalid('file', 'validation.importNotXlsx', {}, lang);
+  }
+  const ws = wb.worksheets[0];
+  if (!ws) throw invalid('file', 'validation.importNotXlsx', {}, lang);
+  const index = headerIndex();
+  const norm = (s: string) => s.replace(/[*＊\s]/g, '').toLowerCase();
+  const columnAt = new Map<number, UserImportColumn>();
+  ws.getRow(1).eachCell({ includeEmpty: false }, (cell, col) => {
+    const key = index.get(norm(cellText(cell.value)));
+    if (key && ![...columnAt.values()].includes(key)) columnAt.set(col, key);
+  });
+  const present = new Set(columnAt.values());
+  const missing = REQUIRED_COLUMNS.find((c) => !present.has(c));
+  if (missing) throw invalid('file', 'validation.importMissingColumn', { column: header(lang, missing) }, lang);
+
+  const rows: SheetRow[] = [];
+  for (let r = 2; r <= ws.rowCount; r++) {
+    const row = ws.getRow(r);
+    const values = Object.fromEntries(USER_IMPORT_COLUMNS.map((k) => [k, ''])) as Record<UserImportColumn, string>;
+    let any = false;
+    for (const [col, key] of columnAt) {
+      const text = cellText(row.getCell(col).value);
+      values[key] = text;
+      if (text !== '') any = true;
+    }
+    if (!any) continue;
+    rows.push({ rowNo: r, values });
+    if (rows.length > USER_IMPORT_LIMITS.maxRows) {
+      throw invalid('file', 'validation.importTooManyRows', { max: USER_IMPORT_LIMITS.maxRows }, lang);
+    }
+  }
+  if (rows.length === 0) throw invalid('file', 'validation.importEmpty', {}, lang);
+  return rows;
+}
+
+/** 'YYYY-MM-DD HH:mm:ss' in the given time zone. */
+function formatTime(d: Date | null, timeZone: string): string {
+  if (!d) return '';
+  return new Intl.DateTimeFormat('sv-SE', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).format(d);
+}
+
+/**
+ * Streams the exported users as an .xlsx: rows are written as the batches arrive, so memory stays flat however
+ * many users there are. A failure half-way destroys the stream (the download breaks rather than ending short).
+ */
+export function streamUserExport(lang: Language, timeZone: string, batches: AsyncIterable<UserListRecord[]>): Readable {
+  const t = translator(lang);
+  const out = new PassThrough();
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  const ws = wb.addWorksheet(t('users.sheet'), { views: [{ state: 'frozen', ySplit: 1 }] });
+  ws.columns = EXPORT_COLUMNS.map((key) => ({ header: header(lang, key), key, width: key === 'mail' ? 26 : 18 }));
+  ws.getRow(1).font = { bold: true };
+  const write = async () => {
+    for await (const batch of batches) {
+      for (const u of batch) {
+        ws.addRow({
+          account: u.account,
+          name: u.name,
+          phone: u.phone ?? '',
+          mail: u.mail ?? '',
+          orgName: u.orgName ?? '',
+          deptName: u.deptName ?? '',
+          loginTypes: u.loginTypes.join(','),
+          systemRoleCode: u.systemRoleCode ?? '',
+          permissionGroupName: u.permissionGroupName ?? '',
+          status: t(`users.status.${u.status}`, { defaultValue: String(u.status) }),
+          lastLoginTime: formatTime(u.lastLoginAt, timeZone),
+          createTime: formatTime(u.createdAt, timeZone),
+        }).commit();
+      }
+    }
+    ws.commit();
+    await wb.commit();
+  };
+  write().catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));
+  return out;
+}
