@@ -129,3 +129,27 @@ describe('audit trail', () => {
     expect(r2.breaks).toEqual([{ chainKey: 'project:1', id: row!.id, seq: 1, reason: 'hash' }]);
   });
 });
+
+describe('audit screens', () => {
+  it('lists event names with labels, the login log, and exports Excel', async () => {
+    const admin = await s.api.login('admin');
+    const names = await s.api.get<{ value: string; label: string }[]>('/audit/log/eventNameList', { token: admin, headers: { language: 'en_US' } });
+    expect(names.body.data).toEqual(expect.arrayContaining([{ value: 'login.success', label: 'Login' }, { value: 'logout', label: 'Logout' }]));
+    const zh = await s.api.get<{ value: string; label: string }[]>('/audit/log/eventNameList', { token: admin });
+    expect(zh.body.data.find((x) => x.value === 'login.failure')!.label).toBe('登录失败');
+    const log = await s.api.post<{ content: { action: string }[] }>('/audit/log/login/page', { token: admin, form: { pageSize: 100 } });
+    expect(new Set(log.body.data.content.map((x) => x.action))).toEqual(new Set(['login.success', 'login.failure', 'logout']));
+    const res = await fetch(`${s.url}/api/audit/log/v1/export?action=login.success`, { headers: { token: admin, language: 'en_US' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toMatch(/audit-trail-\d{4}-\d{2}-\d{2}\.xlsx/);
+    const ExcelJS = (await import('exceljs')).default;
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(await res.arrayBuffer());
+    const ws = wb.worksheets[0]!;
+    expect(ws.getRow(1).getCell(4).value).toBe('Event');
+    expect(ws.rowCount).toBeGreaterThan(1);
+    for (let i = 2; i <= ws.rowCount; i++) expect(ws.getRow(i).getCell(4).value).toBe('Login');
+    const cra = await s.api.login('cra');
+    expect((await fetch(`${s.url}/api/audit/log/v1/export`, { headers: { token: cra } })).status).toBe(403);
+  });
+});

@@ -1,58 +1,186 @@
-import { and, count, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
-import { auditLogPage, auditLogQuery } from '@esource/shared';
+/**
+ * Audit trail screens (module 6 /system/auditTrack, the project's /project/auditLogs) and the login log:
+ * filtered, paged, exported. Filters: event, entity, user, date range (≤ 90 days, start not after end).
+ */
+import { z } from 'zod';
+import ExcelJS from 'exceljs';
+import type { FastifyReply } from 'fastify';
+import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import { auditLogPage, auditLogQuery, type AuditLogRow, type Language } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { auditEvents } from '../../db/schema';
-import type { z } from 'zod';
+import { translator } from '../../lib/i18n';
+import type { Db } from '../../db/client';
 
 type Query = z.output<typeof auditLogQuery>;
+const exportQuery = auditLogQuery;
+/** At most this many rows go into one export file. */
+export const AUDIT_EXPORT_MAX = 100_000;
+export const LOGIN_ACTIONS = ['login.success', 'login.failure', 'logout'] as const;
 
-export function auditRoutes({ database }: AppDeps): RouteSpec[] {
-  const db = database.db;
-  async function page(where: SQL | undefined, q: Query) {
-    const [total] = await db.select({ n: count() }).from(auditEvents).where(where);
-    const rows = await db
-      .select()
-      .from(auditEvents)
-      .where(where)
-      .orderBy(desc(auditEvents.id))
-      .limit(q.pageSize)
-      .offset((q.pageNumber - 1) * q.pageSize);
-    return {
-      pageNumber: q.pageNumber,
-      pageSize: q.pageSize,
-      totalCount: total?.n ?? 0,
-      content: rows.map(({ createdAt, chainKey: _c, hash: _h, prevHash: _p, ...r }) => ({ ...r, createTime: createdAt.toISOString() })),
-    };
-  }
-  const filters = (q: Query) => [
+function toRow(r: typeof auditEvents.$inferSelect): AuditLogRow {
+  const { createdAt, chainKey: _c, hash: _h, prevHash: _p, ...rest } = r;
+  return { ...rest, createTime: createdAt.toISOString() };
+}
+
+function filters(q: Query): (SQL | undefined)[] {
+  return [
     q.action ? eq(auditEvents.action, q.action) : undefined,
     q.entity ? eq(auditEvents.entity, q.entity) : undefined,
     q.userId ? eq(auditEvents.userId, q.userId) : undefined,
     q.startTime ? gte(auditEvents.createdAt, q.startTime) : undefined,
     q.endTime ? lte(auditEvents.createdAt, q.endTime) : undefined,
   ];
+}
+
+async function page(db: Db, where: SQL | undefined, q: Query) {
+  const [total] = await db.select({ n: count() }).from(auditEvents).where(where);
+  const rows = await db
+    .select()
+    .from(auditEvents)
+    .where(where)
+    .orderBy(desc(auditEvents.id))
+    .limit(q.pageSize)
+    .offset((q.pageNumber - 1) * q.pageSize);
+  return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total?.n ?? 0, content: rows.map(toRow) };
+}
+
+async function exportXlsx(db: Db, where: SQL | undefined, lang: Language, reply: FastifyReply, fileName: string) {
+  const t = translator(lang);
+  const rows = await db.select().from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(AUDIT_EXPORT_MAX);
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet(t('audit.sheet'));
+  ws.columns = [
+    { header: t('audit.time'), key: 'time', width: 24 },
+    { header: t('audit.user'), key: 'user', width: 20 },
+    { header: t('audit.env'), key: 'env', width: 6 },
+    { header: t('audit.action'), key: 'action', width: 20 },
+    { header: t('audit.entity'), key: 'entity', width: 14 },
+    { header: t('audit.entityId'), key: 'entityId', width: 10 },
+    { header: t('audit.field'), key: 'field', width: 18 },
+    { header: t('audit.oldValue'), key: 'oldValue', width: 30 },
+    { header: t('audit.newValue'), key: 'newValue', width: 30 },
+    { header: t('audit.reason'), key: 'reason', width: 24 },
+    { header: t('audit.ip'), key: 'ip', width: 16 },
+    { header: t('audit.requestId'), key: 'requestId', width: 38 },
+  ];
+  ws.getRow(1).font = { bold: true };
+  for (const r of rows) {
+    ws.addRow({
+      time: r.createdAt.toISOString(),
+      user: r.userName ?? '',
+      env: r.env ?? '',
+      action: t(`auditActions.${r.action}`, { defaultValue: r.action }),
+      entity: r.entity,
+      entityId: r.entityId ?? '',
+      field: r.field ?? '',
+      oldValue: r.oldValue ?? '',
+      newValue: r.newValue ?? '',
+      reason: r.reason ?? '',
+      ip: r.ip ?? '',
+      requestId: r.requestId ?? '',
+    });
+  }
+  const buf = Buffer.from(await wb.xlsx.writeBuffer());
+  await reply
+    .header('content-type', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+    .header('content-disposition', `attachment; filename="${fileName}"; filename*=UTF-8''${encodeURIComponent(fileName)}`)
+    .send(buf);
+  return null;
+}
+
+const stamp = () => new Date().toISOString().slice(0, 10);
+
+export function auditRoutes({ database }: AppDeps): RouteSpec[] {
+  const db = database.db;
+  const systemGuard = { permission: { anyOf: ['syslog:audit-track:query', 'syslog:audit-supervise-log:query'] }, scope: 'system' } as const;
+  const projectGuard = { permission: { anyOf: ['syslog:audit-supervise-log:query', 'prolog:audit-action:query'] }, scope: 'project' } as const;
+  const loginGuard = { permission: { anyOf: ['syslog:login-log:query', 'syslog:audit-track:query'] }, scope: 'system' } as const;
   return [
+    defineRoute({
+      method: 'GET',
+      url: '/audit/log/eventNameList',
+      guard: { permission: { anyOf: ['syslog:audit-track:query', 'syslog:audit-supervise-log:query', 'prolog:audit-action:query'] }, scope: 'system' },
+      summary: 'Event names present in the audit trail (for the event filter)',
+      tags: ['audit'],
+      response: z.array(z.object({ value: z.string(), label: z.string() })),
+      handler: async ({ ctx }) => {
+        const t = translator(ctx.language);
+        const rows = await db.selectDistinct({ a: auditEvents.action }).from(auditEvents).orderBy(asc(auditEvents.action));
+        return rows.map((r) => ({ value: r.a, label: t(`auditActions.${r.a}`, { defaultValue: r.a }) }));
+      },
+    }),
     defineRoute({
       method: 'POST',
       url: '/audit/log/v1/listByPage',
-      guard: { permission: { anyOf: ['syslog:audit-track:query', 'syslog:audit-supervise-log:query'] }, scope: 'system' },
+      guard: systemGuard,
       summary: 'System audit trail (every chain), newest first',
       tags: ['audit'],
       body: auditLogQuery,
       response: auditLogPage,
-      handler: ({ body }) => page(and(...filters(body)), body),
+      handler: ({ body }) => page(db, and(...filters(body)), body),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/audit/log/v1/export',
+      guard: { permission: { anyOf: ['syslog:audit-track:export', 'syslog:audit-supervise-log:export'] }, scope: 'system' },
+      summary: `System audit trail as Excel (same filters; at most ${AUDIT_EXPORT_MAX} rows)`,
+      tags: ['audit'],
+      query: exportQuery,
+      response: z.null(),
+      raw: true,
+      handler: ({ ctx, query, reply }) => exportXlsx(db, and(...filters(query)), ctx.language, reply, `audit-trail-${stamp()}.xlsx`),
     }),
     defineRoute({
       method: 'POST',
       url: '/project/auditLogs/listByPage',
-      guard: { permission: { anyOf: ['syslog:audit-supervise-log:query', 'prolog:audit-action:query'] }, scope: 'project' },
+      guard: projectGuard,
       summary: "The open project's audit trail in this environment, newest first",
       tags: ['audit'],
       body: auditLogQuery,
       response: auditLogPage,
-      handler: ({ ctx, body }) =>
-        page(and(eq(auditEvents.projectId, ctx.project.id), eq(auditEvents.env, ctx.env), ...filters(body)), body),
+      handler: ({ ctx, body }) => page(db, and(eq(auditEvents.projectId, ctx.project.id), eq(auditEvents.env, ctx.env), ...filters(body)), body),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/project/auditLogs/export',
+      guard: { permission: { anyOf: ['syslog:audit-supervise-log:export', 'prolog:audit-action:export'] }, scope: 'project' },
+      summary: "The open project's audit trail as Excel",
+      tags: ['audit'],
+      query: exportQuery,
+      response: z.null(),
+      raw: true,
+      handler: ({ ctx, query, reply }) =>
+        exportXlsx(
+          db,
+          and(eq(auditEvents.projectId, ctx.project.id), eq(auditEvents.env, ctx.env), ...filters(query)),
+          ctx.language,
+          reply,
+          `${ctx.project.no}-audit-${ctx.env}-${stamp()}.xlsx`,
+        ),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/audit/log/login/page',
+      guard: loginGuard,
+      summary: 'Login log: logins, failed logins and logouts',
+      tags: ['audit'],
+      body: auditLogQuery,
+      response: auditLogPage,
+      handler: ({ body }) => page(db, and(inArray(auditEvents.action, [...LOGIN_ACTIONS]), ...filters(body)), body),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/audit/log/login/export',
+      guard: { permission: { anyOf: ['syslog:login-log:export', 'syslog:audit-track:export'] }, scope: 'system' },
+      summary: 'Login log as Excel',
+      tags: ['audit'],
+      query: exportQuery,
+      response: z.null(),
+      raw: true,
+      handler: ({ ctx, query, reply }) =>
+        exportXlsx(db, and(inArray(auditEvents.action, [...LOGIN_ACTIONS]), ...filters(query)), ctx.language, reply, `login-log-${stamp()}.xlsx`),
     }),
   ];
 }
