@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { I18nextProvider } from 'react-i18next';
 import { RouterProvider } from 'react-router';
@@ -14,10 +14,14 @@ import type { AppRouter } from './router';
 export function AppRoot({ router, queryClient }: { router: AppRouter; queryClient: QueryClient }) {
   const language = useSession((s) => s.language);
   const [, force] = useState(0);
+  const first = useRef(true);
   useEffect(() => {
     setLanguage(language);
     force((n) => n + 1);
-  }, [language]);
+    // server texts (names, messages) come in the request's language: fetch them again
+    if (!first.current) void queryClient.invalidateQueries();
+    first.current = false;
+  }, [language, queryClient]);
   return (
     <I18nextProvider i18n={i18n}>
       <QueryClientProvider client={queryClient}>

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { App, Badge, Breadcrumb, Button, Layout, Menu, Result, Tooltip, Typography } from 'antd';
+import { App, Badge, Breadcrumb, Button, Layout, Menu, Result, Tag, Tooltip, Typography } from 'antd';
 import type { MenuProps } from 'antd';
 import { MenuFoldOutlined, MenuUnfoldOutlined } from '@ant-design/icons';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
@@ -188,6 +188,13 @@ function AppLayout() {
             <span className="esource-project-label" data-testid="project-label">
               {project.no ? `${project.no}-${project.name}` : '…'}
             </span>
+          </Tooltip>
+        ) : null}
+        {project && inProject && project.status === 3 ? (
+          <Tooltip title={t('layout:closedProjectHint')}>
+            <Tag color="red" data-testid="project-closed" style={{ marginInlineStart: -8 }}>
+              {t('layout:closedProject')}
+            </Tag>
           </Tooltip>
         ) : null}
         <Menu

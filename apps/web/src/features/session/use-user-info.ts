@@ -55,6 +55,9 @@ export function syncSessionFromUserInfo(data: PmsInfoResponse): void {
   }
   if (s.project && data.project && data.project.id === s.project.id) {
     const p = data.project;
+    // a site user with exactly one site of the project works in that site (header proSiteId)
+    const onlySite = lt === 3 && p.siteIds && p.siteIds.length === 1 ? p.siteIds[0]! : null;
+    if (onlySite !== null && s.proSiteId !== onlySite) patch.proSiteId = onlySite;
     if (p.no !== s.project.no || p.name !== s.project.name || p.status !== s.project.status) {
       patch.project = { ...s.project, no: p.no, name: p.name, status: p.status };
     }
