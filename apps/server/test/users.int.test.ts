@@ -483,6 +483,13 @@ describe('Excel template, import and export', () => {
     expect(form.status).toBe(415);
   });
 
+  it('refuses more than 1000 rows at once, before checking them', async () => {
+    const rows = Array.from({ length: 1001 }, (_, i) => [`many.${i}`, 'Many', '13900000000', 'DCH', '3']);
+    const r = await upload(await workbook(['account', 'name', 'phone', 'orgName', 'loginTypes'], rows), 'm.xlsx', { language: 'en_US' });
+    expect(r.status).toBe(400);
+    expect(r.body.detail).toEqual([{ field: 'file', message: 'at most 1000 rows can be imported at once' }]);
+  });
+
   it('refuses a file over 5 MB', async () => {
     const r = await upload(Buffer.alloc(5 * 1024 * 1024 + 10, 1), 'big.xlsx');
     expect(r.status).toBe(413);
