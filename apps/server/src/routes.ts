@@ -13,6 +13,7 @@ import { isfRoutes } from './modules/isf/isf.routes';
 import { orgRoutes } from './modules/orgs/orgs.routes';
 import { roleRoutes } from './modules/roles/roles.routes';
 import { teamRoutes } from './modules/team/team.routes';
+import { designRoutes } from './modules/design/design.routes';
 import { selfTestRoutes } from './modules/jobs/self-test.job';
 import { userRoutes } from './modules/users/users.routes';
 
@@ -26,6 +27,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...orgRoutes(deps),
     ...roleRoutes(deps),
     ...teamRoutes(deps),
+    ...designRoutes(deps),
     ...auditRoutes(deps),
     ...tracingRoutes(deps),
     ...searchRoutes(deps),

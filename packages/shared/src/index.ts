@@ -11,3 +11,5 @@ export * from './audit.schema';
 export * from './projects.schema';
 export * from './roles.schema';
 export * from './users.schema';
+export * from './conditions';
+export * from './design.schema';

@@ -319,6 +319,95 @@ export const progressItems = pgTable(
   ],
 );
 
+/**
+ * A design version of a project: stages, visits and forms. Edited while unpublished (status 0, in DEV);
+ * published (status 1) to UAT and/or PRO, after which it is read-only — changes go into a new version.
+ * It is 'collecting' once study data exists against it (then it can never be deleted).
+ */
+export const designVersions = pgTable(
+  'design_versions',
+  {
+    id: serial('id').primaryKey(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    versionNo: integer('version_no').notNull(),
+    name: varchar('name', { length: 50 }).notNull(),
+    status: integer('status').notNull().default(0),
+    /** environments it is published to (UAT, PRO) */
+    publishedEnvs: varchar('published_envs', { length: 3 }).array().notNull().default(sql`'{}'::varchar[]`),
+    publishedAt: ts('published_at'),
+    publishedBy: integer('published_by').references(() => users.id),
+    basedOnId: integer('based_on_id'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('design_versions_project_no').on(t.projectId, t.versionNo)],
+);
+
+export const stages = pgTable('stages', {
+  id: serial('id').primaryKey(),
+  versionId: integer('version_id')
+    .notNull()
+    .references(() => designVersions.id, { onDelete: 'cascade' }),
+  name: varchar('name', { length: 50 }).notNull(),
+  sortOrder: integer('sort_order').notNull().default(0),
+});
+
+/** A planned visit: day offset from the first visit and its window (−before/+after days); or unscheduled. */
+export const visits = pgTable(
+  'visits',
+  {
+    id: serial('id').primaryKey(),
+    versionId: integer('version_id')
+      .notNull()
+      .references(() => designVersions.id, { onDelete: 'cascade' }),
+    stageId: integer('stage_id').references(() => stages.id, { onDelete: 'set null' }),
+    code: varchar('code', { length: 30 }).notNull(),
+    name: varchar('name', { length: 50 }).notNull(),
+    sortOrder: integer('sort_order').notNull().default(0),
+    dayOffset: integer('day_offset').notNull().default(0),
+    windowBefore: integer('window_before').notNull().default(0),
+    windowAfter: integer('window_after').notNull().default(0),
+    unscheduled: boolean('unscheduled').notNull().default(false),
+  },
+  (t) => [uniqueIndex('visits_version_code').on(t.versionId, t.code)],
+);
+
+/** An eCRF form definition (the form designer's JSON) within a design version. */
+export const forms = pgTable(
+  'forms',
+  {
+    id: serial('id').primaryKey(),
+    versionId: integer('version_id')
+      .notNull()
+      .references(() => designVersions.id, { onDelete: 'cascade' }),
+    code: varchar('code', { length: 50 }).notNull(),
+    name: varchar('name', { length: 100 }).notNull(),
+    nameEn: varchar('name_en', { length: 100 }),
+    definition: jsonb('definition').$type<Record<string, unknown>>().notNull(),
+    lockVersion: integer('lock_version').notNull().default(1),
+    sortOrder: integer('sort_order').notNull().default(0),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('forms_version_code').on(t.versionId, t.code)],
+);
+
+export const visitForms = pgTable(
+  'visit_forms',
+  {
+    visitId: integer('visit_id')
+      .notNull()
+      .references(() => visits.id, { onDelete: 'cascade' }),
+    formId: integer('form_id')
+      .notNull()
+      .references(() => forms.id, { onDelete: 'cascade' }),
+    sortOrder: integer('sort_order').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.visitId, t.formId] })],
+);
+
 /** A hospital's application to join a project as a site (Center Application module, PRO only). */
 export const centerApplications = pgTable(
   'center_applications',

@@ -1,0 +1,263 @@
+/**
+ * Visit plan, design versions and the form designer's storage (spec §2 form designer, §7 eCRF, issue 4 §5–6).
+ * Reading: any project member with the query permission, in any environment (outside DEV only published
+ * versions). Editing: DEV, unpublished versions only.
+ */
+import { z } from 'zod';
+import {
+  formDefinition,
+  formExportFile,
+  formListQuery,
+  formRow,
+  formSave,
+  idRequest,
+  stageInput,
+  stageRow,
+  versionCreate,
+  versionPublish,
+  versionRow,
+  visitInput,
+  visitRow,
+  visitUpdate,
+  type Language,
+} from '@esource/shared';
+import { defineRoute, type RouteSpec } from '../../lib/route';
+import type { AppDeps } from '../../app-deps';
+import { AppError } from '../../lib/errors';
+import { translateMaybe } from '../../lib/i18n';
+import { DesignService } from './design.service';
+
+const designRead = { permission: { anyOf: ['crf:form:query', 'project:version:query', 'project:visit:query'] }, scope: 'project' } as const;
+const versionWrite = { permission: { anyOf: ['project:version:update'] }, scope: 'project' } as const;
+const visitWrite = { permission: { anyOf: ['project:visit:update'] }, scope: 'project' } as const;
+
+/** Parses an imported form file; every problem becomes 'Import failed, data format is not correct' with its reason. */
+export function parseFormImport(content: string, lang: Language) {
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch (e) {
+    throw new AppError('IMPORT_FORMAT', { detail: e instanceof Error ? e.message : 'not JSON' });
+  }
+  const wrapped = formExportFile.safeParse(json);
+  const r = wrapped.success ? formDefinition.safeParse(wrapped.data.form) : formDefinition.safeParse(json);
+  if (!r.success) {
+    const detail = r.error.issues.map((i) => ({ field: i.path.join('.') || 'form', message: translateMaybe(lang, i.message) }));
+    throw new AppError('IMPORT_FORMAT', { detail: `${detail[0]!.field}: ${detail[0]!.message}` }, detail);
+  }
+  return r.data;
+}
+
+export function designRoutes({ database }: AppDeps): RouteSpec[] {
+  const svc = new DesignService(database.db);
+  const versionList = (url: string) =>
+    defineRoute({
+      method: 'POST',
+      url,
+      guard: designRead,
+      summary: 'Design versions of the project (outside DEV: the ones published to this environment)',
+      tags: ['design'],
+      response: z.array(versionRow),
+      handler: ({ ctx }) => svc.versions(ctx),
+    });
+  return [
+    versionList('/crf/version/list'),
+    versionList('/design/version/list'),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/version/add',
+      guard: versionWrite,
+      summary: 'New design version (DEV): empty, or a copy of basedOnId / the newest version',
+      tags: ['design'],
+      body: versionCreate,
+      response: versionRow,
+      handler: ({ ctx, body }) => svc.createVersion(ctx, body.name, body.basedOnId),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/version/publish',
+      guard: { permission: { anyOf: ['project:version:publish'] }, scope: 'project' },
+      summary: 'Publish a version to UAT and/or PRO; it becomes read-only',
+      tags: ['design'],
+      body: versionPublish,
+      response: versionRow,
+      handler: ({ ctx, body }) => svc.publish(ctx, body.id, body.envs),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/version/delete',
+      guard: versionWrite,
+      summary: 'Delete an unpublished version (DEV)',
+      tags: ['design'],
+      body: idRequest,
+      response: z.null(),
+      handler: async ({ ctx, body }) => {
+        await svc.deleteVersion(ctx, body.id);
+        return null;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/pro/stage/list',
+      guard: designRead,
+      summary: 'Stages of a version',
+      tags: ['design'],
+      query: formListQuery,
+      response: z.array(stageRow),
+      handler: ({ ctx, query }) => svc.stages(ctx, query.versionId),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/pro/stage/save',
+      guard: visitWrite,
+      summary: 'Add (no id) or update a stage',
+      tags: ['design'],
+      body: stageInput.extend({ id: z.coerce.number().int().positive().optional() }),
+      response: stageRow,
+      handler: ({ ctx, body }) => svc.saveStage(ctx, body),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/pro/stage/delete',
+      guard: visitWrite,
+      summary: 'Delete a stage (its visits stay, without a stage)',
+      tags: ['design'],
+      body: idRequest,
+      response: z.null(),
+      handler: async ({ ctx, body }) => {
+        await svc.deleteStage(ctx, body.id);
+        return null;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/pro/visit/list',
+      guard: designRead,
+      summary: 'Visits of a version with their windows and forms',
+      tags: ['design'],
+      query: formListQuery,
+      response: z.array(visitRow),
+      handler: async ({ ctx, query }) => {
+        await svc.version(database.db, ctx, query.versionId);
+        return svc.visits(database.db, query.versionId);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/pro/visit/listByEnabledVersion',
+      guard: designRead,
+      summary: 'Visits of the version in force in this environment',
+      tags: ['design'],
+      response: z.object({ version: versionRow.nullable(), visits: z.array(visitRow) }),
+      handler: ({ ctx }) => svc.enabledVersionVisits(ctx),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/pro/visit/add',
+      guard: visitWrite,
+      summary: 'Add a visit: order, day offset from the first visit, window −/+ days, or unscheduled; its forms',
+      tags: ['design'],
+      body: visitInput,
+      response: visitRow,
+      handler: ({ ctx, body }) => svc.saveVisit(ctx, body),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/pro/visit/update',
+      guard: visitWrite,
+      summary: 'Update a visit and its forms',
+      tags: ['design'],
+      body: visitUpdate,
+      response: visitRow,
+      handler: ({ ctx, body }) => svc.saveVisit(ctx, body),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/pro/visit/delete',
+      guard: visitWrite,
+      summary: 'Delete a visit',
+      tags: ['design'],
+      body: idRequest,
+      response: z.null(),
+      handler: async ({ ctx, body }) => {
+        await svc.deleteVisit(ctx, body.id);
+        return null;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/crf/form/list',
+      guard: designRead,
+      summary: 'Forms of a version',
+      tags: ['design'],
+      query: formListQuery,
+      response: z.array(formRow),
+      handler: ({ ctx, query }) => svc.formsOf(ctx, query.versionId),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/crf/form/get',
+      guard: designRead,
+      summary: 'One form definition',
+      tags: ['design'],
+      query: idRequest,
+      response: formRow,
+      handler: ({ ctx, query }) => svc.form(ctx, query.id),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/form/save',
+      guard: { permission: { anyOf: ['crf:form:add', 'crf:form:update'] }, scope: 'project' },
+      summary: 'Save a form definition (new without id; lockVersion guards against lost updates)',
+      tags: ['design'],
+      bodyType: 'json',
+      body: formSave,
+      response: formRow,
+      handler: ({ ctx, body }) => svc.saveForm(ctx, body.versionId, body.id, body.lockVersion, body.definition),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/form/delete',
+      guard: { permission: { anyOf: ['crf:form:delete'] }, scope: 'project' },
+      summary: 'Delete a form of an unpublished version',
+      tags: ['design'],
+      body: idRequest,
+      response: z.null(),
+      handler: async ({ ctx, body }) => {
+        await svc.deleteForm(ctx, body.id);
+        return null;
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/form/import',
+      guard: { permission: { allOf: ['crf:form:import'] }, scope: 'project' },
+      summary: 'Import a form from its JSON export into a version ("Import failed, data format is not correct" with the reason)',
+      tags: ['design'],
+      bodyType: 'json',
+      body: z.object({ versionId: z.coerce.number().int().positive(), content: z.string().min(1).max(2_000_000) }),
+      response: formRow,
+      handler: ({ ctx, body }) => svc.saveForm(ctx, body.versionId, undefined, undefined, parseFormImport(body.content, ctx.language)),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/crf/form/export',
+      guard: { permission: { allOf: ['crf:form:export'] }, scope: 'project' },
+      summary: 'A form definition as a JSON file (import it back with /crf/form/import)',
+      tags: ['design'],
+      query: idRequest,
+      response: z.null(),
+      raw: true,
+      handler: async ({ ctx, query, reply }) => {
+        const f = await svc.form(ctx, query.id);
+        const file = { kind: 'esource.form', schemaVersion: 1, form: f.definition };
+        const name = `${f.code}.form.json`;
+        await reply
+          .header('content-type', 'application/json; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+          .send(JSON.stringify(file, null, 2));
+        return null;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,385 @@
+/**
+ * Study design: versions with their stages, visits and forms. A version is edited in DEV while unpublished;
+ * publishing it to UAT/PRO makes it read-only (a change needs a new version, copied from it). Every change is
+ * audited with old and new values in the same transaction.
+ */
+import { and, asc, count, desc, eq, inArray, max, ne, sql } from 'drizzle-orm';
+import { formFields, type FormDefinition, type FormRow, type VersionRow, type VisitRow } from '@esource/shared';
+import type { Db, Tx } from '../../db/client';
+import { designVersions, forms, stages, visitForms, visits } from '../../db/schema';
+import { AppError } from '../../lib/errors';
+import type { ProjectScopedContext } from '../../lib/context';
+import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
+
+type Version = typeof designVersions.$inferSelect;
+
+/** Checks registered by later modules: does study data exist against this version? (then it is 'collecting') */
+export const COLLECTING_CHECKS: ((db: Db | Tx, versionId: number) => Promise<boolean>)[] = [];
+
+export class DesignService {
+  constructor(private readonly db: Db) {}
+
+  async version(tx: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<Version> {
+    const [v] = await tx
+      .select()
+      .from(designVersions)
+      .where(and(eq(designVersions.id, id), eq(designVersions.projectId, ctx.project.id)));
+    if (!v) throw new AppError('NOT_FOUND', { entity: 'version' });
+    // outside DEV only what was published to that environment exists
+    if (ctx.env !== 'DEV' && !v.publishedEnvs.includes(ctx.env)) throw new AppError('NOT_FOUND', { entity: 'version' });
+    return v;
+  }
+
+  /** A version that may still change: DEV, unpublished. */
+  async editable(tx: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<Version> {
+    if (ctx.env !== 'DEV') throw new AppError('ENV_FORBIDDEN', { env: ctx.env });
+    const v = await this.version(tx, ctx, id);
+    if (v.status !== 0) throw new AppError('VERSION_LOCKED');
+    return v;
+  }
+
+  private base(ctx: ProjectScopedContext, entity: string, entityId: number) {
+    return { entity, entityId, projectId: ctx.project.id };
+  }
+
+  async versions(ctx: ProjectScopedContext): Promise<VersionRow[]> {
+    const vs = await this.db
+      .select()
+      .from(designVersions)
+      .where(
+        and(
+          eq(designVersions.projectId, ctx.project.id),
+          ctx.env === 'DEV' ? undefined : sql`${ctx.env} = any(${designVersions.publishedEnvs})`,
+        ),
+      )
+      .orderBy(desc(designVersions.versionNo));
+    if (vs.length === 0) return [];
+    const ids = vs.map((v) => v.id);
+    const fc = await this.db.select({ id: forms.versionId, n: count() }).from(forms).where(inArray(forms.versionId, ids)).groupBy(forms.versionId);
+    const vc = await this.db.select({ id: visits.versionId, n: count() }).from(visits).where(inArray(visits.versionId, ids)).groupBy(visits.versionId);
+    const out: VersionRow[] = [];
+    for (const v of vs) {
+      out.push({
+        id: v.id,
+        versionNo: v.versionNo,
+        name: v.name,
+        status: v.status,
+        publishedEnvs: v.publishedEnvs,
+        publishedAt: v.publishedAt?.toISOString() ?? null,
+        collecting: await this.collecting(this.db, v.id),
+        formCount: fc.find((x) => x.id === v.id)?.n ?? 0,
+        visitCount: vc.find((x) => x.id === v.id)?.n ?? 0,
+        createTime: v.createdAt.toISOString(),
+      });
+    }
+    return out;
+  }
+
+  private async collecting(db: Db | Tx, versionId: number): Promise<boolean> {
+    for (const c of COLLECTING_CHECKS) if (await c(db, versionId)) return true;
+    return false;
+  }
+
+  /** A new version: empty, or a copy of basedOnId (default: the newest) — stages, visits, forms, assignments. */
+  async createVersion(ctx: ProjectScopedContext, name: string, basedOnId: number | undefined): Promise<VersionRow> {
+    if (ctx.env !== 'DEV') throw new AppError('ENV_FORBIDDEN', { env: ctx.env });
+    const id = await this.db.transaction(async (tx) => {
+      const [m] = await tx.select({ n: max(designVersions.versionNo) }).from(designVersions).where(eq(designVersions.projectId, ctx.project.id));
+      let source: Version | null = null;
+      if (basedOnId) source = await this.version(tx, ctx, basedOnId);
+      else {
+        const [latest] = await tx
+          .select()
+          .from(designVersions)
+          .where(eq(designVersions.projectId, ctx.project.id))
+          .orderBy(desc(designVersions.versionNo))
+          .limit(1);
+        source = latest ?? null;
+      }
+      const [v] = await tx
+        .insert(designVersions)
+        .values({ projectId: ctx.project.id, versionNo: (m?.n ?? 0) + 1, name, basedOnId: source?.id ?? null })
+        .returning();
+      if (source) await copyDesign(tx, source.id, v!.id);
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'version.add', ...this.base(ctx, 'version', v!.id), field: 'name', newValue: name, oldValue: source ? `based on v${source.versionNo}` : null },
+      ]);
+      return v!.id;
+    });
+    return (await this.versions(ctx)).find((v) => v.id === id)!;
+  }
+
+  async publish(ctx: ProjectScopedContext, id: number, envs: ('UAT' | 'PRO')[]): Promise<VersionRow> {
+    if (ctx.env !== 'DEV') throw new AppError('ENV_FORBIDDEN', { env: ctx.env });
+    await this.db.transaction(async (tx) => {
+      const v = await this.version(tx, ctx, id);
+      const [fc] = await tx.select({ n: count() }).from(forms).where(eq(forms.versionId, id));
+      if (!fc?.n) throw new AppError('VALIDATION', { detail: 'forms' }, [{ field: 'forms', message: 'validation.componentsEmpty' }]);
+      const next = [...new Set([...v.publishedEnvs, ...envs])].sort();
+      await tx
+        .update(designVersions)
+        .set({ status: 1, publishedEnvs: next, publishedAt: new Date(), publishedBy: ctx.user.id, updatedAt: new Date() })
+        .where(eq(designVersions.id, id));
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'version.publish', ...this.base(ctx, 'version', id), field: 'publishedEnvs', oldValue: v.publishedEnvs.join(','), newValue: next.join(',') },
+      ]);
+    });
+    return (await this.versions(ctx)).find((v) => v.id === id)!;
+  }
+
+  async deleteVersion(ctx: ProjectScopedContext, id: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const v = await this.editable(tx, ctx, id);
+      await tx.delete(designVersions).where(eq(designVersions.id, id));
+      await recordAudit(tx, actorOf(ctx), [{ action: 'version.delete', ...this.base(ctx, 'version', id), oldValue: `v${v.versionNo} ${v.name}` }]);
+    });
+  }
+
+  // ── stages ──
+  async stages(ctx: ProjectScopedContext, versionId: number) {
+    await this.version(this.db, ctx, versionId);
+    return this.db.select().from(stages).where(eq(stages.versionId, versionId)).orderBy(asc(stages.sortOrder), asc(stages.id));
+  }
+
+  async saveStage(ctx: ProjectScopedContext, input: { id?: number; versionId: number; name: string; sortOrder: number }) {
+    return this.db.transaction(async (tx) => {
+      let versionId = input.versionId;
+      let before: typeof stages.$inferSelect | null = null;
+      if (input.id) {
+        before = (await tx.select().from(stages).where(eq(stages.id, input.id)))[0] ?? null;
+        if (!before) throw new AppError('NOT_FOUND', { entity: 'stage' });
+        versionId = before.versionId;
+      }
+      await this.editable(tx, ctx, versionId);
+      const [row] = input.id
+        ? await tx.update(stages).set({ name: input.name, sortOrder: input.sortOrder }).where(eq(stages.id, input.id)).returning()
+        : await tx.insert(stages).values({ versionId, name: input.name, sortOrder: input.sortOrder }).returning();
+      await recordAudit(
+        tx,
+        actorOf(ctx),
+        diffEntries({ action: input.id ? 'stage.update' : 'stage.add', ...this.base(ctx, 'stage', row!.id) }, before, row!, ['name', 'sortOrder']),
+      );
+      return row!;
+    });
+  }
+
+  async deleteStage(ctx: ProjectScopedContext, id: number) {
+    await this.db.transaction(async (tx) => {
+      const [s] = await tx.select().from(stages).where(eq(stages.id, id));
+      if (!s) throw new AppError('NOT_FOUND', { entity: 'stage' });
+      await this.editable(tx, ctx, s.versionId);
+      await tx.delete(stages).where(eq(stages.id, id));
+      await recordAudit(tx, actorOf(ctx), [{ action: 'stage.delete', ...this.base(ctx, 'stage', id), oldValue: s.name }]);
+    });
+  }
+
+  // ── visits ──
+  async visits(db: Db | Tx, versionId: number): Promise<VisitRow[]> {
+    const vs = await db.select().from(visits).where(eq(visits.versionId, versionId)).orderBy(asc(visits.sortOrder), asc(visits.dayOffset), asc(visits.id));
+    const links = vs.length
+      ? await db.select().from(visitForms).where(inArray(visitForms.visitId, vs.map((v) => v.id))).orderBy(asc(visitForms.sortOrder))
+      : [];
+    return vs.map((v) => ({
+      id: v.id,
+      versionId: v.versionId,
+      stageId: v.stageId,
+      code: v.code,
+      name: v.name,
+      sortOrder: v.sortOrder,
+      dayOffset: v.dayOffset,
+      windowBefore: v.windowBefore,
+      windowAfter: v.windowAfter,
+      unscheduled: v.unscheduled,
+      formIds: links.filter((l) => l.visitId === v.id).map((l) => l.formId),
+    }));
+  }
+
+  async saveVisit(
+    ctx: ProjectScopedContext,
+    input: Omit<VisitRow, 'id' | 'versionId' | 'stageId'> & { id?: number; versionId?: number; stageId?: number | undefined },
+  ): Promise<VisitRow> {
+    return this.db.transaction(async (tx) => {
+      let before: typeof visits.$inferSelect | null = null;
+      let versionId = input.versionId ?? 0;
+      if (input.id) {
+        before = (await tx.select().from(visits).where(eq(visits.id, input.id)))[0] ?? null;
+        if (!before) throw new AppError('NOT_FOUND', { entity: 'visit' });
+        versionId = before.versionId;
+      }
+      await this.editable(tx, ctx, versionId);
+      const [dup] = await tx
+        .select({ id: visits.id })
+        .from(visits)
+        .where(and(eq(visits.versionId, versionId), eq(visits.code, input.code), input.id ? ne(visits.id, input.id) : undefined));
+      if (dup) throw new AppError('DUPLICATE', { field: 'code', value: input.code });
+      if (input.stageId) {
+        const [st] = await tx.select().from(stages).where(and(eq(stages.id, input.stageId), eq(stages.versionId, versionId)));
+        if (!st) throw new AppError('INVALID_REFERENCE', { field: 'stageId' });
+      }
+      if (input.formIds.length) {
+        const fs = await tx.select({ id: forms.id }).from(forms).where(and(inArray(forms.id, input.formIds), eq(forms.versionId, versionId)));
+        if (fs.length !== new Set(input.formIds).size) throw new AppError('INVALID_REFERENCE', { field: 'formIds' });
+      }
+      const fields = {
+        stageId: input.stageId ?? null,
+        code: input.code,
+        name: input.name,
+        sortOrder: input.sortOrder,
+        dayOffset: input.unscheduled ? 0 : input.dayOffset,
+        windowBefore: input.unscheduled ? 0 : input.windowBefore,
+        windowAfter: input.unscheduled ? 0 : input.windowAfter,
+        unscheduled: input.unscheduled,
+      };
+      const [row] = input.id
+        ? await tx.update(visits).set(fields).where(eq(visits.id, input.id)).returning()
+        : await tx.insert(visits).values({ versionId, ...fields }).returning();
+      const oldForms = before ? (await tx.select().from(visitForms).where(eq(visitForms.visitId, row!.id))).map((l) => l.formId) : [];
+      await tx.delete(visitForms).where(eq(visitForms.visitId, row!.id));
+      const ids = [...new Set(input.formIds)];
+      if (ids.length) await tx.insert(visitForms).values(ids.map((formId, i) => ({ visitId: row!.id, formId, sortOrder: i })));
+      const entries = diffEntries(
+        { action: input.id ? 'visit.update' : 'visit.add', ...this.base(ctx, 'visit', row!.id) },
+        before,
+        row!,
+        ['code', 'name', 'stageId', 'sortOrder', 'dayOffset', 'windowBefore', 'windowAfter', 'unscheduled'],
+      );
+      if (oldForms.join(',') !== ids.join(','))
+        entries.push({ action: input.id ? 'visit.update' : 'visit.add', ...this.base(ctx, 'visit', row!.id), field: 'forms', oldValue: oldForms.join(','), newValue: ids.join(',') });
+      await recordAudit(tx, actorOf(ctx), entries);
+      return (await this.visits(tx, versionId)).find((v) => v.id === row!.id)!;
+    });
+  }
+
+  async deleteVisit(ctx: ProjectScopedContext, id: number) {
+    await this.db.transaction(async (tx) => {
+      const [v] = await tx.select().from(visits).where(eq(visits.id, id));
+      if (!v) throw new AppError('NOT_FOUND', { entity: 'visit' });
+      await this.editable(tx, ctx, v.versionId);
+      await tx.delete(visits).where(eq(visits.id, id));
+      await recordAudit(tx, actorOf(ctx), [{ action: 'visit.delete', ...this.base(ctx, 'visit', id), oldValue: `${v.code} ${v.name}` }]);
+    });
+  }
+
+  // ── forms ──
+  toFormRow(f: typeof forms.$inferSelect): FormRow {
+    const definition = f.definition as unknown as FormDefinition;
+    return {
+      id: f.id,
+      versionId: f.versionId,
+      code: f.code,
+      name: f.name,
+      nameEn: f.nameEn,
+      lockVersion: f.lockVersion,
+      fieldCount: formFields(definition.components).length,
+      definition,
+      updateTime: f.updatedAt.toISOString(),
+    };
+  }
+
+  async formsOf(ctx: ProjectScopedContext, versionId: number): Promise<FormRow[]> {
+    await this.version(this.db, ctx, versionId);
+    const rows = await this.db.select().from(forms).where(eq(forms.versionId, versionId)).orderBy(asc(forms.sortOrder), asc(forms.code));
+    return rows.map((f) => this.toFormRow(f));
+  }
+
+  async form(ctx: ProjectScopedContext, id: number): Promise<FormRow> {
+    const [f] = await this.db.select().from(forms).where(eq(forms.id, id));
+    if (!f) throw new AppError('NOT_FOUND', { entity: 'form' });
+    await this.version(this.db, ctx, f.versionId);
+    return this.toFormRow(f);
+  }
+
+  /** Creates or replaces a form definition; a stale lockVersion is refused naming who saved last. */
+  async saveForm(ctx: ProjectScopedContext, versionId: number, id: number | undefined, lockVersion: number | undefined, def: FormDefinition): Promise<FormRow> {
+    return this.db.transaction(async (tx) => {
+      await this.editable(tx, ctx, versionId);
+      const [dup] = await tx
+        .select({ id: forms.id })
+        .from(forms)
+        .where(and(eq(forms.versionId, versionId), eq(forms.code, def.code), id ? ne(forms.id, id) : undefined));
+      if (dup) throw new AppError('DUPLICATE', { field: 'code', value: def.code });
+      const definition = def as unknown as Record<string, unknown>;
+      if (!id) {
+        const [f] = await tx
+          .insert(forms)
+          .values({ versionId, code: def.code, name: def.name, nameEn: def.nameEn ?? null, definition })
+          .returning();
+        await recordAudit(tx, actorOf(ctx), [
+          { action: 'form.add', ...this.base(ctx, 'form', f!.id), field: 'definition', newValue: JSON.stringify(def) },
+        ]);
+        return this.toFormRow(f!);
+      }
+      const [before] = await tx.select().from(forms).where(and(eq(forms.id, id), eq(forms.versionId, versionId)));
+      if (!before) throw new AppError('NOT_FOUND', { entity: 'form' });
+      if (lockVersion !== undefined && lockVersion !== before.lockVersion) {
+        const [last] = await tx.execute(sql`select user_name, created_at from audit_events where entity = 'form' and entity_id = ${String(id)} order by id desc limit 1`).then(
+          (r) => (r as { rows: { user_name: string; created_at: Date | string }[] }).rows,
+        );
+        throw new AppError('STALE_WRITE', { user: last?.user_name ?? '?', time: last ? new Date(last.created_at).toISOString() : '?' });
+      }
+      const [after] = await tx
+        .update(forms)
+        .set({ code: def.code, name: def.name, nameEn: def.nameEn ?? null, definition, lockVersion: before.lockVersion + 1, updatedAt: new Date() })
+        .where(eq(forms.id, id))
+        .returning();
+      await recordAudit(tx, actorOf(ctx), [
+        {
+          action: 'form.update',
+          ...this.base(ctx, 'form', id),
+          field: 'definition',
+          oldValue: JSON.stringify(before.definition),
+          newValue: JSON.stringify(def),
+        },
+      ]);
+      return this.toFormRow(after!);
+    });
+  }
+
+  async deleteForm(ctx: ProjectScopedContext, id: number) {
+    await this.db.transaction(async (tx) => {
+      const [f] = await tx.select().from(forms).where(eq(forms.id, id));
+      if (!f) throw new AppError('NOT_FOUND', { entity: 'form' });
+      await this.editable(tx, ctx, f.versionId);
+      await tx.delete(forms).where(eq(forms.id, id));
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'form.delete', ...this.base(ctx, 'form', id), field: 'definition', oldValue: JSON.stringify(f.definition) },
+      ]);
+    });
+  }
+
+  /** Visits of the newest version published to the request's environment (DEV: the newest version). */
+  async enabledVersionVisits(ctx: ProjectScopedContext): Promise<{ version: VersionRow | null; visits: VisitRow[] }> {
+    const list = await this.versions(ctx);
+    const v = ctx.env === 'DEV' ? list[0] : list.find((x) => x.publishedEnvs.includes(ctx.env));
+    if (!v) return { version: null, visits: [] };
+    return { version: v, visits: await this.visits(this.db, v.id) };
+  }
+}
+
+/** Copies stages, visits, forms and their assignments from one version to another. */
+export async function copyDesign(tx: Tx, fromId: number, toId: number) {
+  const stageMap = new Map<number, number>();
+  for (const s of await tx.select().from(stages).where(eq(stages.versionId, fromId))) {
+    const [n] = await tx.insert(stages).values({ versionId: toId, name: s.name, sortOrder: s.sortOrder }).returning({ id: stages.id });
+    stageMap.set(s.id, n!.id);
+  }
+  const formMap = new Map<number, number>();
+  for (const f of await tx.select().from(forms).where(eq(forms.versionId, fromId))) {
+    const [n] = await tx
+      .insert(forms)
+      .values({ versionId: toId, code: f.code, name: f.name, nameEn: f.nameEn, definition: f.definition, sortOrder: f.sortOrder })
+      .returning({ id: forms.id });
+    formMap.set(f.id, n!.id);
+  }
+  for (const v of await tx.select().from(visits).where(eq(visits.versionId, fromId))) {
+    const { id: oldId, versionId: _v, stageId, ...rest } = v;
+    const [n] = await tx
+      .insert(visits)
+      .values({ ...rest, versionId: toId, stageId: stageId ? (stageMap.get(stageId) ?? null) : null })
+      .returning({ id: visits.id });
+    const links = await tx.select().from(visitForms).where(eq(visitForms.visitId, oldId));
+    if (links.length)
+      await tx.insert(visitForms).values(links.map((l) => ({ visitId: n!.id, formId: formMap.get(l.formId)!, sortOrder: l.sortOrder })));
+  }
+}
+
