@@ -63,3 +63,28 @@ test('Modify Password shows each validation message and the meter levels, then c
   const back = await request.post('/api/user/updatePwd', { form: { newPwd: sha256(DEMO_PASSWORD), userId: s.user.id }, headers: { token: s.token } });
   expect(back.status()).toBe(200);
 });
+
+test('the 90-day prompt offers to change the password after login', async ({ page }) => {
+  // the demo passwords are fresh; flip the login answer's passwordChangeDue to see the prompt
+  await page.route('**/api/passport/login', async (route) => {
+    const res = await route.fetch();
+    const body = (await res.json()) as { data?: { passwordChangeDue?: boolean } };
+    if (body.data) body.data.passwordChangeDue = true;
+    await route.fulfill({ response: res, json: body });
+  });
+  await page.goto('/login');
+  await page.getByTestId('lang-en_US').click();
+  await page.getByTestId('login-account').fill('admin');
+  await page.getByTestId('login-password').fill(DEMO_PASSWORD);
+  await page.getByTestId('login-submit').click();
+  const prompt = page.locator('.password-due-prompt .ant-modal');
+  await expect(prompt).toContainText('The password has not been changed for 90 days.');
+  await prompt.getByRole('button', { name: 'Change now' }).click();
+  await expect(page.locator('.modify-password-dialog .ant-modal')).toBeVisible();
+  await page.locator('.modify-password-dialog .ant-modal').getByRole('button', { name: 'Cancel' }).click();
+  // once per login: a reload does not ask again
+  await page.reload();
+  await expect(page.getByTestId('app-shell')).toBeVisible();
+  await page.waitForTimeout(500);
+  await expect(page.locator('.password-due-prompt .ant-modal')).toHaveCount(0);
+});

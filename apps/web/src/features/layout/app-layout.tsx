@@ -99,7 +99,7 @@ function AppLayout() {
   const isfDot = useQuery({
     queryKey: ['isf-dot', project?.id],
     queryFn: progressApi.unUploadNum,
-    enabled: loginType === 3 && inProject,
+    enabled: loginType === 3 && inProject && Boolean(token),
     refetchInterval: (q) => (q.state.status === 'error' ? false : LIMITS.fileDotPollMs),
     retry: false,
   });

@@ -21,7 +21,7 @@ export function EnvSwitch() {
   const navigate = useNavigate();
   const qc = useQueryClient();
   const { message } = App.useApp();
-  const envs = useQuery({ queryKey: ['envs', token], queryFn: authApi.envs, staleTime: 5 * 60_000, retry: false });
+  const envs = useQuery({ queryKey: ['envs', token], queryFn: authApi.envs, enabled: Boolean(token), staleTime: 5 * 60_000, retry: false });
   const options = envs.data ?? ENVS.map((value) => ({ value, enabled: true, current: value === env }));
 
   const choose = async (next: Env) => {

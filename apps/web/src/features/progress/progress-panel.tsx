@@ -22,6 +22,7 @@ import {
   type ProgressType,
 } from '@esource/shared';
 import { progressApi, progressTypesFor, progressViewLink } from './api/progress-api';
+import { useSession } from '../session/session-store';
 
 const STATE_COLOR: Record<ProgressGroupState, string> = {
   processing: 'processing',
@@ -69,7 +70,8 @@ export function ProgressPanel({ loginType, projectId }: { loginType: LoginType |
   const { t } = useTranslation('progress');
   const qc = useQueryClient();
   const [collapsed, setCollapsed] = useState(false);
-  const types = projectId === null ? [] : progressTypesFor(loginType);
+  const token = useSession((s) => s.token);
+  const types = projectId === null || !token ? [] : progressTypesFor(loginType);
   const results = useQueries({
     queries: types.map((type) => ({
       queryKey: ['progress', projectId, type],

@@ -16,6 +16,7 @@ export function useUserInfo() {
   const token = useSession((s) => s.token);
   const projectId = useSession((s) => s.project?.id ?? null);
   const env = useSession((s) => s.env);
+  const expired = useSession((s) => s.expired);
   const q = useQuery({
     queryKey: userInfoKey(token, projectId, env),
     queryFn: authApi.pmsInfo,
@@ -23,7 +24,8 @@ export function useUserInfo() {
     staleTime: 60_000,
     retry: false,
     // keep the frame (top bar, menu) while a new project's or environment's pms load
-    placeholderData: (prev, prevQuery) => (prevQuery?.queryKey[1] === token ? prev : undefined),
+    // (and behind the Login Expired dialog, so that the frame stays while the user reads it)
+    placeholderData: (prev, prevQuery) => (prevQuery?.queryKey[1] === token || expired ? prev : undefined),
   });
 
   // keep the session's copy of the user and project in step with the server
