@@ -31,7 +31,9 @@ export function LegalLayout({ title, intro, sections, children }: { title: strin
         <strong data-testid="product-name">{t(`common:${product.nameKey}`)}</strong>
         <span style={{ flex: 1 }} />
         <LanguageSwitch />
-        <Link to={LOGIN_VARIANTS[variant].path}>{t('legal:backToLogin')}</Link>
+        <Link to={LOGIN_VARIANTS[variant].path} style={{ color: '#1668dc', textDecoration: 'none' }}>
+          {t('legal:backToLogin')}
+        </Link>
       </header>
       <main style={{ maxWidth: 860, margin: '24px auto', background: '#fff', borderRadius: 10, padding: '32px 40px' }}>
         <Typography.Title level={2}>{title}</Typography.Title>

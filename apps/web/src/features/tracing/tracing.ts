@@ -38,7 +38,6 @@ export async function initTracing(): Promise<WebTracerProvider | null> {
 
   const exporter = new OTLPTraceExporter({
     url: TRACES_PATH,
-    headers: { 'content-type': 'application/json' },
     timeoutMillis: LIMITS.tracing.exportTimeoutMillis,
   });
   provider = new WebTracerProvider({
