@@ -265,3 +265,13 @@ describe('roles and permission groups', () => {
     expect((await s.api.post('/sys/permissionGroup/delete', { token: admin, form: { id: g.body.data.id } })).status).toBe(200);
   });
 });
+
+describe('member picker', () => {
+  it('offers enabled users who are not yet members in this environment', async () => {
+    const r = await s.api.get<{ account: string }[]>('/pro/user/candidates', { token: dm, headers: { proId: 1, proType: 'PRO' }, query: { keyword: '' } });
+    const accounts = r.body.data.map((x) => x.account);
+    expect(accounts).toContain('admin');
+    expect(accounts).not.toContain('crc1');
+    expect((await s.api.get('/pro/user/candidates', { token: await s.api.login('crc1'), headers: { proId: 1 } })).status).toBe(403);
+  });
+});

@@ -21,6 +21,7 @@ import {
 } from './schema';
 import { hashPasswordDigest } from '../modules/auth/auth.service';
 import { recordAudit } from '../modules/audit/audit.service';
+import { seedDemoDesign } from './seed-design';
 
 export const DEMO_PASSWORD = 'Demo@123456';
 export const DEMO_PROJECT_NO = 'DEMO-001';
@@ -227,7 +228,7 @@ async function upsertOrg(tx: Tx, o: { name: string; code: string }): Promise<num
 /** Seeds the demo; returns true when it created anything. Safe to run on every start. */
 export async function seedDemo(db: Db): Promise<boolean> {
   const [already] = await db.select({ id: projects.id }).from(projects).where(eq(projects.no, DEMO_PROJECT_NO));
-  if (already) return false;
+  if (already) return seedDemoDesign(db, already.id);
   const passwordHash = await hashPasswordDigest(sha256Hex(DEMO_PASSWORD));
   await db.transaction(async (tx) => {
     const orgIds = {
@@ -339,5 +340,7 @@ export async function seedDemo(db: Db): Promise<boolean> {
       { action: 'seed', entity: 'project', entityId: project!.id, newValue: DEMO_PROJECT_NO, projectId: project!.id },
     ]);
   });
+  const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects.no, DEMO_PROJECT_NO));
+  await seedDemoDesign(db, p!.id);
   return true;
 }

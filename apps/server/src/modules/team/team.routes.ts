@@ -32,6 +32,16 @@ export function teamRoutes({ database }: AppDeps): RouteSpec[] {
       handler: ({ ctx, body }) => svc.page(ctx, body, body.pageNumber, body.pageSize),
     }),
     defineRoute({
+      method: 'GET',
+      url: '/pro/user/candidates',
+      guard: { permission: { anyOf: ['team:member:add', 'team:member:invite'] }, scope: 'project' },
+      summary: 'Enabled users who are not yet members in this environment (picker for adding members)',
+      tags: ['team'],
+      query: z.object({ keyword: z.string().max(50).default(''), limit: z.coerce.number().int().min(1).max(50).default(20) }),
+      response: z.array(z.object({ id: z.number().int(), account: z.string(), name: z.string(), orgName: z.string().nullable() })),
+      handler: ({ ctx, query }) => svc.candidates(ctx, query.keyword, query.limit),
+    }),
+    defineRoute({
       method: 'POST',
       url: '/pro/user/add',
       guard: { permission: { anyOf: ['team:member:add'] }, scope: 'project' },

@@ -222,6 +222,23 @@ export class TeamService {
     });
   }
 
+  /** Enabled users matching the keyword who are not members of the project in this environment. */
+  async candidates(ctx: ProjectScopedContext, keyword: string, limit: number) {
+    return this.db
+      .select({ id: users.id, account: users.account, name: users.name, orgName: organizations.name })
+      .from(users)
+      .leftJoin(organizations, eq(organizations.id, users.orgId))
+      .where(
+        and(
+          eq(users.status, 1),
+          keyword ? or(ilike(users.account, likeOf(keyword)), ilike(users.name, likeOf(keyword))) : undefined,
+          sql`not exists (select 1 from project_members m where m.user_id = ${users.id} and m.project_id = ${ctx.project.id} and m.env = ${ctx.env})`,
+        ),
+      )
+      .orderBy(asc(users.account))
+      .limit(limit);
+  }
+
   private async find(tx: Tx, ctx: ProjectScopedContext, id: number) {
     const [m] = await tx
       .select()

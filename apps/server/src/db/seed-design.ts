@@ -1,0 +1,146 @@
+/**
+ * The demo study's design (idempotent): version 1.0 published to UAT and PRO with three stages, a screening
+ * visit, two scheduled visits with windows, an unscheduled visit, and three forms — demographics (with a display
+ * condition), vital signs (a table with merged cells) and adverse events (a cycle form).
+ */
+import { eq } from 'drizzle-orm';
+import { formDefinition, type FormDefinitionInput } from '@esource/shared';
+import type { Db } from './client';
+import { designVersions, forms, stages, visitForms, visits } from './schema';
+import { recordAudit } from '../modules/audit/audit.service';
+
+export const DEMO_FORMS: FormDefinitionInput[] = [
+  {
+    name: '人口学资料',
+    nameEn: 'Demographics',
+    code: 'DM',
+    components: [
+      { id: 'brthdtc', type: 'date', label: '出生日期', labelEn: 'Date of birth', variable: 'BRTHDTC', required: true },
+      {
+        id: 'sex',
+        type: 'radio',
+        label: '性别',
+        labelEn: 'Sex',
+        variable: 'SEX',
+        required: true,
+        options: [
+          { value: '1', label: '男', labelEn: 'Male', mapping: 'M' },
+          { value: '2', label: '女', labelEn: 'Female', mapping: 'F' },
+        ],
+      },
+      {
+        id: 'pregnant',
+        type: 'radio',
+        label: '是否妊娠',
+        labelEn: 'Pregnant',
+        variable: 'PREG',
+        required: true,
+        displayCondition: 'SEX == "2"',
+        options: [
+          { value: 'Y', label: '是', labelEn: 'Yes', mapping: 'Y' },
+          { value: 'N', label: '否', labelEn: 'No', mapping: 'N' },
+        ],
+      },
+      { id: 'ethnic', type: 'select', label: '民族', labelEn: 'Ethnicity', variable: 'ETHNIC', options: [
+        { value: 'HAN', label: '汉族', labelEn: 'Han' },
+        { value: 'OTHER', label: '其他', labelEn: 'Other' },
+      ] },
+    ],
+  },
+  {
+    name: '生命体征',
+    nameEn: 'Vital signs',
+    code: 'VS',
+    labelWidth: 140,
+    components: [
+      { id: 'vsdtc', type: 'datetime', label: '测量时间', labelEn: 'Measured at', variable: 'VSDTC', required: true },
+      {
+        id: 'bp',
+        type: 'table',
+        label: '血压',
+        labelEn: 'Blood pressure',
+        rows: 2,
+        cols: 2,
+        cells: [
+          { row: 0, col: 0, rowSpan: 1, colSpan: 2, text: 'mmHg' },
+          { row: 1, col: 0, rowSpan: 1, colSpan: 1, component: { id: 'sysbp', type: 'number', label: '收缩压', labelEn: 'Systolic', variable: 'SYSBP', unit: 'mmHg', precision: 0, min: 40, max: 300, required: true } },
+          { row: 1, col: 1, rowSpan: 1, colSpan: 1, component: { id: 'diabp', type: 'number', label: '舒张压', labelEn: 'Diastolic', variable: 'DIABP', unit: 'mmHg', precision: 0, min: 20, max: 200, required: true } },
+        ],
+      },
+      { id: 'hr', type: 'number', label: '心率', labelEn: 'Heart rate', variable: 'HR', unit: 'bpm', precision: 0 },
+      { id: 'weight', type: 'number', label: '体重', labelEn: 'Weight', variable: 'WEIGHT', unit: 'kg', precision: 1 },
+    ],
+  },
+  {
+    name: '不良事件',
+    nameEn: 'Adverse events',
+    code: 'AE',
+    cycle: true,
+    components: [
+      { id: 'aeterm', type: 'text', label: '不良事件名称', labelEn: 'Adverse event term', variable: 'AETERM', required: true },
+      { id: 'aestdtc', type: 'date', label: '开始日期', labelEn: 'Start date', variable: 'AESTDTC', required: true },
+      { id: 'aesev', type: 'select', label: '严重程度', labelEn: 'Severity', variable: 'AESEV', options: [
+        { value: '1', label: '轻度', labelEn: 'Mild', mapping: 'MILD' },
+        { value: '2', label: '中度', labelEn: 'Moderate', mapping: 'MODERATE' },
+        { value: '3', label: '重度', labelEn: 'Severe', mapping: 'SEVERE' },
+      ] },
+      { id: 'aeser', type: 'radio', label: '是否严重不良事件', labelEn: 'Serious', variable: 'AESER', options: [
+        { value: 'Y', label: '是', labelEn: 'Yes', mapping: 'Y' },
+        { value: 'N', label: '否', labelEn: 'No', mapping: 'N' },
+      ] },
+      { id: 'aesae', type: 'textarea', label: 'SAE 描述', labelEn: 'SAE narrative', variable: 'AESAEDESC', displayCondition: 'AESER == "Y"' },
+    ],
+  },
+];
+
+export async function seedDemoDesign(db: Db, projectId: number): Promise<boolean> {
+  const [existing] = await db.select({ id: designVersions.id }).from(designVersions).where(eq(designVersions.projectId, projectId)).limit(1);
+  if (existing) return false;
+  await db.transaction(async (tx) => {
+    const [v] = await tx
+      .insert(designVersions)
+      .values({ projectId, versionNo: 1, name: 'v1.0', status: 1, publishedEnvs: ['PRO', 'UAT'], publishedAt: new Date() })
+      .returning();
+    const stageIds: number[] = [];
+    for (const [i, name] of ['筛选期 Screening', '治疗期 Treatment', '随访期 Follow-up'].entries()) {
+      const [st] = await tx.insert(stages).values({ versionId: v!.id, name, sortOrder: i }).returning();
+      stageIds.push(st!.id);
+    }
+    const formIds: Record<string, number> = {};
+    for (const [i, def] of DEMO_FORMS.entries()) {
+      const parsed = formDefinition.parse(def);
+      const [f] = await tx
+        .insert(forms)
+        .values({ versionId: v!.id, code: parsed.code, name: parsed.name, nameEn: parsed.nameEn ?? null, definition: parsed, sortOrder: i })
+        .returning();
+      formIds[parsed.code] = f!.id;
+    }
+    const plan = [
+      { code: 'V1', name: '筛选访视 Screening', stage: 0, order: 1, day: 0, before: 0, after: 0, forms: ['DM', 'VS'] },
+      { code: 'V2', name: '第 2 周 Week 2', stage: 1, order: 2, day: 14, before: 3, after: 3, forms: ['VS', 'AE'] },
+      { code: 'V3', name: '第 4 周 Week 4', stage: 2, order: 3, day: 28, before: 3, after: 7, forms: ['VS', 'AE'] },
+      { code: 'UNS', name: '计划外访视 Unscheduled', stage: 1, order: 9, day: 0, before: 0, after: 0, forms: ['VS', 'AE'], unscheduled: true },
+    ];
+    for (const p of plan) {
+      const [vi] = await tx
+        .insert(visits)
+        .values({
+          versionId: v!.id,
+          stageId: stageIds[p.stage]!,
+          code: p.code,
+          name: p.name,
+          sortOrder: p.order,
+          dayOffset: p.day,
+          windowBefore: p.before,
+          windowAfter: p.after,
+          unscheduled: p.unscheduled ?? false,
+        })
+        .returning();
+      await tx.insert(visitForms).values(p.forms.map((c, i) => ({ visitId: vi!.id, formId: formIds[c]!, sortOrder: i })));
+    }
+    await recordAudit(tx, { userId: null, userName: 'seed', requestId: null, ip: null, env: null }, [
+      { action: 'version.publish', entity: 'version', entityId: v!.id, projectId, field: 'publishedEnvs', newValue: 'PRO,UAT' },
+    ]);
+  });
+  return true;
+}
