@@ -11,7 +11,10 @@ import path from 'node:path';
 function freePort(): string {
   return execFileSync(
     process.execPath,
-    ['-e', "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close();})"],
+    [
+      '-e',
+      "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close();})",
+    ],
     { encoding: 'utf8' },
   ).trim();
 }

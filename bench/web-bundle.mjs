@@ -49,7 +49,8 @@ const kb = (n) => `${n.toFixed(1)} KB`;
 const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry);
 const layoutKey = Object.keys(manifest).find((k) => k.endsWith('features/layout/app-layout.tsx'));
 const loginKey = Object.keys(manifest).find((k) => k.endsWith('features/auth/pages/login-page.tsx'));
-if (!entryKey || !layoutKey || !loginKey) throw new Error('entry, layout or login page missing from the manifest');
+if (!entryKey || !layoutKey || !loginKey)
+  throw new Error('entry, layout or login page missing from the manifest');
 
 const STANDALONE = /auth\/pages|legal\/pages|not-found-page/;
 const pages = Object.keys(manifest).filter((k) => manifest[k].isDynamicEntry && /\/pages\//.test(k));
@@ -66,7 +67,9 @@ const tracing = Object.keys(manifest).find((k) => k.endsWith('features/tracing/t
 
 console.log('Web bundle (gzip -9):');
 console.log(`  entry (shell bootstrap):            ${kb(sum(entry.js))} JS in ${entry.js.size} files`);
-console.log(`  login route (entry + login page):   ${kb(loginJs)} JS, ${kb(sum(login.css))} CSS — budget ${BUDGET_KB} KB: ${loginJs < BUDGET_KB ? 'OK' : 'OVER'}`);
+console.log(
+  `  login route (entry + login page):   ${kb(loginJs)} JS, ${kb(sum(login.css))} CSS — budget ${BUDGET_KB} KB: ${loginJs < BUDGET_KB ? 'OK' : 'OVER'}`,
+);
 console.log(`  heaviest page: ${rows[0].page} — ${kb(rows[0].js)} JS (entry + layout + page)`);
 if (tracing) console.log(`  tracing SDK (lazy, after idle):     ${kb(sum(closure([tracing]).js))} JS`);
 console.log('  per page (JS):');

@@ -12,7 +12,9 @@ test.describe('route guard (spec §2)', () => {
     await expect(page.getByTestId('product-logo')).toHaveAttribute('data-product', 'site');
   });
 
-  test('no token → the login path of the user’s site, and back to the target after login', async ({ page }) => {
+  test('no token → the login path of the user’s site, and back to the target after login', async ({
+    page,
+  }) => {
     await page.goto('/project/ProjectManage');
     await expect(page).toHaveURL(/\/login\?redirect=%2Fproject%2FProjectManage$/);
     await page.getByTestId('login-account').fill('admin');
@@ -22,9 +24,17 @@ test.describe('route guard (spec §2)', () => {
     await expect(page).toHaveURL(/\/overview$/);
   });
 
-  test('a token in the query (with target and env) logs in, loads user info and is stripped', async ({ page, request }) => {
+  test('a token in the query (with target and env) logs in, loads user info and is stripped', async ({
+    page,
+    request,
+  }) => {
     const s = await apiLogin(request, 'dm', 1, 'main');
-    const info = page.waitForRequest((r) => r.url().endsWith('/api/auth/user/pmsInfo') && r.headers()['token'] === s.token && r.headers()['protype'] === 'UAT');
+    const info = page.waitForRequest(
+      (r) =>
+        r.url().endsWith('/api/auth/user/pmsInfo') &&
+        r.headers()['token'] === s.token &&
+        r.headers()['protype'] === 'UAT',
+    );
     await page.goto(`/overview?token=${s.token}&env=UAT&target=${encodeURIComponent('/user-info')}`);
     await info;
     await expect(page).toHaveURL(/\/user-info$/);
@@ -32,7 +42,10 @@ test.describe('route guard (spec §2)', () => {
     await expect(page.getByTestId('current-env')).toHaveText('UAT');
   });
 
-  test('/project…?proId= enters that project; token and proId are stripped; pageNumber is kept', async ({ page, request }) => {
+  test('/project…?proId= enters that project; token and proId are stripped; pageNumber is kept', async ({
+    page,
+    request,
+  }) => {
     const s = await apiLogin(request, 'dm', 1, 'main');
     await page.goto(`/project/centerPtsList?proId=1&token=${s.token}&pageNumber=3`);
     await expect(page).toHaveURL(/\/project\/centerPtsList\?pageNumber=3$/);
@@ -42,9 +55,14 @@ test.describe('route guard (spec §2)', () => {
 
   test('uuid= enters the project by uuid and project type', async ({ page, request }) => {
     const s = await apiLogin(request, 'dm', 1, 'main');
-    const list = await request.post('/api/pro/info/page', { form: { pageNumber: 1, pageSize: 50 }, headers: { token: s.token } });
+    const list = await request.post('/api/pro/info/page', {
+      form: { pageNumber: 1, pageSize: 50 },
+      headers: { token: s.token },
+    });
     const uuid = ((await list.json()) as { data: { content: { uuidNo: string }[] } }).data.content[0]!.uuidNo;
-    const resolver = await request.get(`/api/getProId?uuid=${uuid}&proType=PRO`, { headers: { token: s.token } });
+    const resolver = await request.get(`/api/getProId?uuid=${uuid}&proType=PRO`, {
+      headers: { token: s.token },
+    });
     test.skip(resolver.status() === 404, 'the server has no GET /api/getProId yet (uuid → project id)');
     await openLoggedIn(page, s, 'main', `/project/ProjectManage?uuid=${uuid}`);
     await expect(page).toHaveURL(/\/project\/ProjectManage$/);
@@ -62,16 +80,22 @@ test.describe('route guard (spec §2)', () => {
   test('the All route clears the current project and resets the module to 1', async ({ page, request }) => {
     const s = await apiLogin(request, 'admin', 1, 'main');
     await openLoggedIn(page, s, 'main', '/system/userSys');
-    await expect(page.getByTestId('module-tabs').locator('.ant-menu-item-selected')).toContainText('User Management');
+    await expect(page.getByTestId('module-tabs').locator('.ant-menu-item-selected')).toContainText(
+      'User Management',
+    );
     await page.goto('/overview');
-    await expect(page.getByTestId('module-tabs').locator('.ant-menu-item-selected')).toContainText('Project Manage');
+    await expect(page.getByTestId('module-tabs').locator('.ant-menu-item-selected')).toContainText(
+      'Project Manage',
+    );
     const dm = await apiLogin(request, 'dm', 1, 'main');
     await openLoggedIn(page, dm, 'main', '/project/ProjectManage?proId=1');
     await expect(page.getByTestId('project-label')).toBeVisible();
     await page.getByTestId('module-tab-1').click();
     await expect(page).toHaveURL(/\/overview$/);
     await expect(page.getByTestId('project-label')).toHaveCount(0);
-    expect(await page.evaluate(() => JSON.parse(localStorage.getItem('esource.session') ?? '{}').project)).toBeNull();
+    expect(
+      await page.evaluate(() => JSON.parse(localStorage.getItem('esource.session') ?? '{}').project),
+    ).toBeNull();
     // and a project page now needs a project again
     await page.goto('/project/ProjectManage');
     await expect(page).toHaveURL(/\/overview$/);

@@ -18,15 +18,29 @@ export interface ApiSession {
 }
 
 /** Logs in through the API (fast path for journeys that are not about the login page). */
-export async function apiLogin(request: APIRequestContext, account: string, loginType: number, variant: Variant, password = DEMO_PASSWORD): Promise<ApiSession> {
-  const res = await request.post('/api/passport/login', { form: { account, password: sha256(password), loginType, variant } });
+export async function apiLogin(
+  request: APIRequestContext,
+  account: string,
+  loginType: number,
+  variant: Variant,
+  password = DEMO_PASSWORD,
+): Promise<ApiSession> {
+  const res = await request.post('/api/passport/login', {
+    form: { account, password: sha256(password), loginType, variant },
+  });
   const body = (await res.json()) as { status: string; data: ApiSession; message?: string };
   expect(body.status, body.message).toBe('1');
   return body.data;
 }
 
 /** Opens the app already logged in, the way the app itself persists a session. */
-export async function openLoggedIn(page: Page, s: ApiSession, variant: Variant, path = '/overview', language: 'zh_CN' | 'en_US' = 'en_US'): Promise<void> {
+export async function openLoggedIn(
+  page: Page,
+  s: ApiSession,
+  variant: Variant,
+  path = '/overview',
+  language: 'zh_CN' | 'en_US' = 'en_US',
+): Promise<void> {
   await page.addInitScript(
     ([session, lang, flag]) => {
       if (sessionStorage.getItem(flag)) return;
@@ -35,7 +49,15 @@ export async function openLoggedIn(page: Page, s: ApiSession, variant: Variant, 
       localStorage.setItem('esource.language', lang);
     },
     [
-      JSON.stringify({ token: s.token, user: s.user, loginType: s.user.loginType, variant, env: s.user.projectType, project: null, moduleNo: 1 }),
+      JSON.stringify({
+        token: s.token,
+        user: s.user,
+        loginType: s.user.loginType,
+        variant,
+        env: s.user.projectType,
+        project: null,
+        moduleNo: 1,
+      }),
       JSON.stringify(language),
       `e2e-seeded-${s.token}`,
     ] as const,
@@ -44,7 +66,13 @@ export async function openLoggedIn(page: Page, s: ApiSession, variant: Variant, 
 }
 
 /** Logs in through the login page of a variant. */
-export async function uiLogin(page: Page, account: string, variant: Variant, loginType?: number, password = DEMO_PASSWORD): Promise<void> {
+export async function uiLogin(
+  page: Page,
+  account: string,
+  variant: Variant,
+  loginType?: number,
+  password = DEMO_PASSWORD,
+): Promise<void> {
   await page.goto(LOGIN_PATH[variant]);
   if (loginType) await page.getByTestId(`login-type-${loginType}`).click();
   await page.getByTestId('login-account').fill(account);
@@ -67,7 +95,8 @@ const LOCALES = path.resolve(import.meta.dirname, '../apps/web/src/locales/en_US
 
 function keyPaths(o: unknown, prefix = ''): string[] {
   if (Array.isArray(o)) return [];
-  if (o && typeof o === 'object') return Object.entries(o).flatMap(([k, v]) => keyPaths(v, prefix ? `${prefix}.${k}` : k));
+  if (o && typeof o === 'object')
+    return Object.entries(o).flatMap(([k, v]) => keyPaths(v, prefix ? `${prefix}.${k}` : k));
   return [prefix];
 }
 

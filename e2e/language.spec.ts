@@ -33,7 +33,9 @@ test('zh ⇄ en switches every visible string of the shell; antd and the header 
   await shot(page, 'shell-overview-zh_CN');
 
   // the language header follows the choice
-  const headerSeen = page.waitForRequest((r) => r.url().includes('/api/') && r.headers()['language'] === 'en_US');
+  const headerSeen = page.waitForRequest(
+    (r) => r.url().includes('/api/') && r.headers()['language'] === 'en_US',
+  );
   await setLanguage(page, 'en_US');
   const enOverview = await checkTranslated(page, 'overview en');
   expect(enOverview).toContain('My projects');

@@ -13,7 +13,16 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { account: 'admin', variant: 'main', loginType: 1, product: 'centre', productName: 'eSource Centre', tabs: ['1', '2', '6', '9'], menus: [], notMenus: [] },
+  {
+    account: 'admin',
+    variant: 'main',
+    loginType: 1,
+    product: 'centre',
+    productName: 'eSource Centre',
+    tabs: ['1', '2', '6', '9'],
+    menus: [],
+    notMenus: [],
+  },
   {
     account: 'dm',
     variant: 'main',
@@ -21,7 +30,15 @@ const CASES: Case[] = [
     product: 'centre',
     productName: 'eSource Centre',
     tabs: ['1'],
-    menus: ['projectManage', 'centerPtsList', 'centerList', 'visitTimeline', 'doubtList', 'reports', 'userManage'],
+    menus: [
+      'projectManage',
+      'centerPtsList',
+      'centerList',
+      'visitTimeline',
+      'doubtList',
+      'reports',
+      'userManage',
+    ],
     notMenus: ['craPtsList', 'sickLoop', 'auditLogs'],
   },
   {
@@ -58,7 +75,9 @@ const CASES: Case[] = [
 
 test.describe('login variants and login types', () => {
   for (const c of CASES) {
-    test(`${c.account} (type ${c.loginType}) on the ${c.variant} login sees its logo, product, tabs and menus`, async ({ page }) => {
+    test(`${c.account} (type ${c.loginType}) on the ${c.variant} login sees its logo, product, tabs and menus`, async ({
+      page,
+    }) => {
       await page.goto(LOGIN_PATH[c.variant]);
       await setLanguage(page, 'en_US');
       await expect(page.getByTestId('login-page')).toHaveAttribute('data-variant', c.variant);
@@ -94,7 +113,9 @@ test.describe('login variants and login types', () => {
         const menu = page.getByTestId('side-menu');
         await expect(menu).toBeVisible();
         // open every submenu so that nested entries are rendered
-        const closed = menu.locator('.ant-menu-submenu:not(.ant-menu-submenu-open) > .ant-menu-submenu-title');
+        const closed = menu.locator(
+          '.ant-menu-submenu:not(.ant-menu-submenu-open) > .ant-menu-submenu-title',
+        );
         for (let n = await closed.count(); n > 0; n = await closed.count()) {
           await closed.first().click();
           await expect(closed).toHaveCount(n - 1);
@@ -124,7 +145,9 @@ test.describe('login variants and login types', () => {
     await expect(page.getByTestId('login-error')).toBeVisible();
   });
 
-  test('module tabs lead to their module; the side menu collapses to 60 px and shows the version', async ({ page }) => {
+  test('module tabs lead to their module; the side menu collapses to 60 px and shows the version', async ({
+    page,
+  }) => {
     await uiLogin(page, 'admin', 'main', 1);
     await page.getByTestId('module-tab-2').click();
     await expect(page).toHaveURL(/\/system\/userSys$/);

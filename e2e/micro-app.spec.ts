@@ -25,8 +25,12 @@ const HOST = `<!doctype html><html><head><meta charset="utf-8"><title>Host shell
   </script>
 </body></html>`;
 
-test('the app mounts as a micro-app inside a host page under a base path, and unmounts cleanly', async ({ page }) => {
-  await page.route('**/host/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: HOST }));
+test('the app mounts as a micro-app inside a host page under a base path, and unmounts cleanly', async ({
+  page,
+}) => {
+  await page.route('**/host/**', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: HOST }),
+  );
   await page.goto('/host/esource/login');
   await page.waitForFunction(() => (window as unknown as { __mounted?: boolean }).__mounted === true);
   const slot = page.locator('#slot');

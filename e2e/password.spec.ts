@@ -2,7 +2,10 @@ import { expect, test } from '@playwright/test';
 import path from 'node:path';
 import { apiLogin, ARTIFACTS, DEMO_PASSWORD, sha256, uiLogin } from './helpers';
 
-test('Modify Password shows each validation message and the meter levels, then changes the password', async ({ page, request }) => {
+test('Modify Password shows each validation message and the meter levels, then changes the password', async ({
+  page,
+  request,
+}) => {
   await uiLogin(page, 'dm', 'main', 1);
   await page.getByTestId('language-switch').click();
   await page.getByTestId('lang-en_US').click();
@@ -28,7 +31,9 @@ test('Modify Password shows each validation message and the meter levels, then c
   await expect(meter).toHaveAttribute('data-percent', '0');
 
   await pwd.fill('abcdefgh');
-  await expect(dialog).toContainText('At least 8 digits including numbers, English letters and special symbols.');
+  await expect(dialog).toContainText(
+    'At least 8 digits including numbers, English letters and special symbols.',
+  );
   await expect(meter).toHaveAttribute('data-level', '1');
   await expect(meter).toHaveAttribute('data-percent', '33');
   await expect(dialog.getByTestId('password-level')).toHaveText('Low');
@@ -60,7 +65,10 @@ test('Modify Password shows each validation message and the meter levels, then c
 
   // the new password works; put the demo password back
   const s = await apiLogin(request, 'dm', 1, 'main', next);
-  const back = await request.post('/api/user/updatePwd', { form: { newPwd: sha256(DEMO_PASSWORD), userId: s.user.id }, headers: { token: s.token } });
+  const back = await request.post('/api/user/updatePwd', {
+    form: { newPwd: sha256(DEMO_PASSWORD), userId: s.user.id },
+    headers: { token: s.token },
+  });
   expect(back.status()).toBe(200);
 });
 

@@ -2,11 +2,17 @@ import { expect, test } from '@playwright/test';
 import path from 'node:path';
 import { apiLogin, ARTIFACTS, openLoggedIn } from './helpers';
 
-test('a running job appears in the progress panel; closing it marks the items read', async ({ page, request }) => {
+test('a running job appears in the progress panel; closing it marks the items read', async ({
+  page,
+  request,
+}) => {
   const s = await apiLogin(request, 'crc1', 3, 'site');
   const headers = { token: s.token, proId: '1', proType: 'PRO' };
   // a real job on the server's queue, reporting done/total to a progress item (type 2: subject extraction)
-  const started = await request.post('/api/test/jobs/start', { form: { type: 2, steps: 40, stepMs: 400, label: 'Extraction S-001', ptsNo: 'S-001', ptsId: 1 }, headers });
+  const started = await request.post('/api/test/jobs/start', {
+    form: { type: 2, steps: 40, stepMs: 400, label: 'Extraction S-001', ptsNo: 'S-001', ptsId: 1 },
+    headers,
+  });
   expect(started.status(), await started.text()).toBe(200);
 
   await openLoggedIn(page, s, 'site', '/project/sickLoop?proId=1');
@@ -17,7 +23,10 @@ test('a running job appears in the progress panel; closing it marks the items re
   await expect(row).toContainText('Extraction S-001');
   await expect(row).toContainText(/\d+\/40/);
   const view = row.getByTestId('progress-view');
-  await expect(view).toHaveAttribute('href', /\/project\/ptsDetail\?ptsNo=S-001&ptsId=1&designVersionId=.*activeKey=pts360|\/project\/ptsDetail\?ptsNo=S-001&ptsId=1&activeKey=pts360/);
+  await expect(view).toHaveAttribute(
+    'href',
+    /\/project\/ptsDetail\?ptsNo=S-001&ptsId=1&designVersionId=.*activeKey=pts360|\/project\/ptsDetail\?ptsNo=S-001&ptsId=1&activeKey=pts360/,
+  );
   await page.screenshot({ path: path.join(ARTIFACTS, 'progress-panel-en_US.png') });
 
   // collapsible
@@ -41,15 +50,29 @@ test('groups: all success, all error', async ({ page, request }) => {
   const s = await apiLogin(request, 'dm', 1, 'main');
   const headers = { token: s.token, proId: '1', proType: 'PRO' };
   // start from an empty panel: mark what earlier journeys left as read
-  const before = (await (await request.post('/api/proProgressDisplay/list', { data: { type: 3 }, headers })).json()) as { data: { id: number }[] };
-  if (before.data.length > 0) await request.post('/api/proProgressDisplay/updateIsReadByIdList', { form: { idList: before.data.map((i) => i.id).join(',') }, headers });
+  const before = (await (
+    await request.post('/api/proProgressDisplay/list', { data: { type: 3 }, headers })
+  ).json()) as { data: { id: number }[] };
+  if (before.data.length > 0)
+    await request.post('/api/proProgressDisplay/updateIsReadByIdList', {
+      form: { idList: before.data.map((i) => i.id).join(',') },
+      headers,
+    });
   // centre users poll EDC sync (type 3)
-  await request.post('/api/test/jobs/start', { form: { type: 3, steps: 1, stepMs: 0, label: 'EDC sync ok' }, headers });
+  await request.post('/api/test/jobs/start', {
+    form: { type: 3, steps: 1, stepMs: 0, label: 'EDC sync ok' },
+    headers,
+  });
   await openLoggedIn(page, s, 'main', '/project/ProjectManage?proId=1');
   const group = page.getByTestId('progress-group-3');
   await expect(group).toHaveAttribute('data-state', 'allSuccess', { timeout: 15_000 });
   await group.getByTestId('progress-close-3').click();
   await expect(group).toHaveCount(0);
-  await request.post('/api/test/jobs/start', { form: { type: 3, steps: 1, stepMs: 0, fail: 'true', label: 'EDC sync failing' }, headers });
-  await expect(page.getByTestId('progress-group-3')).toHaveAttribute('data-state', 'allError', { timeout: 15_000 });
+  await request.post('/api/test/jobs/start', {
+    form: { type: 3, steps: 1, stepMs: 0, fail: 'true', label: 'EDC sync failing' },
+    headers,
+  });
+  await expect(page.getByTestId('progress-group-3')).toHaveAttribute('data-state', 'allError', {
+    timeout: 15_000,
+  });
 });

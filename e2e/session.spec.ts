@@ -25,7 +25,10 @@ test('Log Out asks "Sure to quit?" and logs out', async ({ page }) => {
   await expect(page).toHaveURL(/\/site\/login\?redirect=%2Foverview$/);
 });
 
-test('a session expired on the server opens the non-closable Login Expired dialog', async ({ page, request }) => {
+test('a session expired on the server opens the non-closable Login Expired dialog', async ({
+  page,
+  request,
+}) => {
   const s = await apiLogin(request, 'dm', 1, 'main');
   await openLoggedIn(page, s, 'main', '/overview', 'en_US');
   await expect(page.getByTestId('app-shell')).toBeVisible();
@@ -43,13 +46,18 @@ test('a session expired on the server opens the non-closable Login Expired dialo
   await page.mouse.click(5, 5);
   await expect(dialog).toBeVisible();
   // the token is cleared at once
-  expect(await page.evaluate(() => JSON.parse(localStorage.getItem('esource.session') ?? '{}').token)).toBeNull();
+  expect(
+    await page.evaluate(() => JSON.parse(localStorage.getItem('esource.session') ?? '{}').token),
+  ).toBeNull();
   await page.screenshot({ path: path.join(ARTIFACTS, 'login-expired-en_US.png') });
   await dialog.getByRole('button', { name: 'Log in again' }).click();
   await expect(page).toHaveURL(/\/login$/);
 });
 
-test('the session check every 30 s detects an expired session without any click', async ({ page, request }) => {
+test('the session check every 30 s detects an expired session without any click', async ({
+  page,
+  request,
+}) => {
   await page.clock.install();
   const s = await apiLogin(request, 'cra', 2, 'main');
   await openLoggedIn(page, s, 'main', '/overview', 'en_US');

@@ -5,13 +5,20 @@ test('browser spans are exported as OTLP/HTTP JSON to /api/v1/traces', async ({ 
   const env = await request.get('/api/v1/traces/env');
   test.skip(env.status() === 404, 'the server has no /api/v1/traces/env yet');
   const s = await apiLogin(request, 'dm', 1, 'main');
-  const exported = page.waitForRequest((r) => r.url().endsWith('/api/v1/traces') && r.method() === 'POST', { timeout: 20_000 });
+  const exported = page.waitForRequest((r) => r.url().endsWith('/api/v1/traces') && r.method() === 'POST', {
+    timeout: 20_000,
+  });
   await openLoggedIn(page, s, 'main', '/overview');
   await expect(page.getByTestId('app-shell')).toBeVisible();
   await page.getByTestId('project-card').first().click();
   const req = await exported;
   expect(req.headers()['content-type']).toBe('application/json');
-  const body = req.postDataJSON() as { resourceSpans: { resource: { attributes: { key: string }[] }; scopeSpans: { spans: { name: string }[] }[] }[] };
+  const body = req.postDataJSON() as {
+    resourceSpans: {
+      resource: { attributes: { key: string }[] };
+      scopeSpans: { spans: { name: string }[] }[];
+    }[];
+  };
   const spans = body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((x) => x.spans));
   expect(spans.length).toBeGreaterThan(0);
   expect(spans.length).toBeLessThanOrEqual(10); // batch size 10

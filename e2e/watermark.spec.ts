@@ -1,7 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { apiLogin, openLoggedIn } from './helpers';
 
-test('the watermark shows the user and comes back within a second when removed or altered', async ({ page, request }) => {
+test('the watermark shows the user and comes back within a second when removed or altered', async ({
+  page,
+  request,
+}) => {
   const s = await apiLogin(request, 'crc1', 3, 'site');
   await openLoggedIn(page, s, 'site', '/overview');
   const mark = page.getByTestId('watermark');
@@ -21,10 +24,18 @@ test('the watermark shows the user and comes back within a second when removed o
   await page.getByTestId('watermark').evaluate((el) => {
     (el as HTMLElement).style.display = 'none';
   });
-  await expect.poll(() => page.getByTestId('watermark').evaluate((el) => getComputedStyle(el).display), { timeout: 1000 }).toBe('block');
+  await expect
+    .poll(() => page.getByTestId('watermark').evaluate((el) => getComputedStyle(el).display), {
+      timeout: 1000,
+    })
+    .toBe('block');
 
   await page.getByTestId('watermark').evaluate((el) => {
     (el as HTMLElement).style.opacity = '0';
   });
-  await expect.poll(() => page.getByTestId('watermark').evaluate((el) => getComputedStyle(el).opacity), { timeout: 1000 }).toBe('1');
+  await expect
+    .poll(() => page.getByTestId('watermark').evaluate((el) => getComputedStyle(el).opacity), {
+      timeout: 1000,
+    })
+    .toBe('1');
 });

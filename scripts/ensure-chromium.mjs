@@ -38,7 +38,9 @@ try {
   run('apt-get', ['update']);
   run('apt-get', ['install', '-y', '--no-install-recommends', ...wanted]);
 } catch (err) {
-  console.error(`could not install ${wanted.join(', ')}: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(
+    `could not install ${wanted.join(', ')}: ${err instanceof Error ? err.message : String(err)}`,
+  );
   process.exit(1);
 }
 if (!existsSync(CHROMIUM)) {

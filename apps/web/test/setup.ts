@@ -15,13 +15,13 @@ Object.defineProperty(window, 'matchMedia', {
     dispatchEvent: () => false,
   }),
 });
-HTMLCanvasElement.prototype.getContext = vi.fn(() => null) as unknown as HTMLCanvasElement['getContext'];
+HTMLCanvasElement.prototype.getContext = vi.fn(() => null);
 if (!window.ResizeObserver) {
   window.ResizeObserver = class {
     observe() {}
     unobserve() {}
     disconnect() {}
-  } as unknown as typeof ResizeObserver;
+  };
 }
 window.scrollTo = () => undefined;
 

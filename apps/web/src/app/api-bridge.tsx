@@ -15,7 +15,8 @@ export function ApiBridge() {
   useEffect(() => {
     configureApi({
       headers: () => sessionHeaders(sessionStore.get()),
-      onError: (err) => notify.error(t('common:error'), err.message, `api-error-${err.errorCode}-${err.message}`),
+      onError: (err) =>
+        notify.error(t('common:error'), err.message, `api-error-${err.errorCode}-${err.message}`),
       onForbidden: () => notify.warn(t('errors:noPermission'), 'no-permission'),
       onUnauthorized: () => markSessionExpired(),
       text: (k) => t(`errors:${k}`),

@@ -43,7 +43,18 @@ export function RootGuard() {
         moduleNo,
         listPage,
       }),
-    [location.pathname, location.search, token, variant, access, projectId, projectPending, expired, moduleNo, listPage],
+    [
+      location.pathname,
+      location.search,
+      token,
+      variant,
+      access,
+      projectId,
+      projectPending,
+      expired,
+      moduleNo,
+      listPage,
+    ],
   );
 
   useEffect(() => {
@@ -73,7 +84,14 @@ export function RootGuard() {
   const infoError = info.error instanceof ApiError && info.error.code !== 401 ? info.error : null;
   if (decision.kind === 'redirect') body = <PageSpinner />;
   else if (decision.kind === 'loading' && infoError) {
-    body = <ErrorPanel title={t('common:userInfoFailed')} text={infoError.message} action={t('common:retry')} onAction={() => void info.refetch()} />;
+    body = (
+      <ErrorPanel
+        title={t('common:userInfoFailed')}
+        text={infoError.message}
+        action={t('common:retry')}
+        onAction={() => void info.refetch()}
+      />
+    );
   } else if (decision.kind === 'loading' && !(decision.route.shell && info.data)) body = <PageSpinner />;
   else body = <Outlet />;
 

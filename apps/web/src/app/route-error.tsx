@@ -8,11 +8,28 @@ export function RouteError() {
   const { t } = useTranslation('common');
   const chunk = isChunkLoadError(err);
   if (!chunk) console.error(err);
-  return <ErrorPanel title={chunk ? t('chunkLoadTitle') : t('unexpectedTitle')} text={chunk ? t('chunkLoadText') : err instanceof Error ? err.message : String(err)} action={t('reload')} onAction={() => window.location.reload()} />;
+  return (
+    <ErrorPanel
+      title={chunk ? t('chunkLoadTitle') : t('unexpectedTitle')}
+      text={chunk ? t('chunkLoadText') : err instanceof Error ? err.message : String(err)}
+      action={t('reload')}
+      onAction={() => window.location.reload()}
+    />
+  );
 }
 
 /** A light error panel for the entry chunk (antd's Result and its illustrations stay in the lazy chunks). */
-export function ErrorPanel({ title, text, action, onAction }: { title: string; text: string; action: string; onAction: () => void }) {
+export function ErrorPanel({
+  title,
+  text,
+  action,
+  onAction,
+}: {
+  title: string;
+  text: string;
+  action: string;
+  onAction: () => void;
+}) {
   return (
     <div role="alert" style={{ maxWidth: 520, margin: '96px auto', textAlign: 'center', padding: 24 }}>
       <div style={{ fontSize: 40, color: '#faad14', lineHeight: 1 }} aria-hidden>

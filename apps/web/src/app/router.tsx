@@ -18,7 +18,10 @@ function toRouteObject(r: AppRoute): RouteObject {
       ? {
           lazy: async () => {
             if (!wrap) return { Component: (await withChunkTimeout(page)).default };
-            const [m, p] = await Promise.all([withChunkTimeout(page), withChunkTimeout(() => import('./antd-provider'))]);
+            const [m, p] = await Promise.all([
+              withChunkTimeout(page),
+              withChunkTimeout(() => import('./antd-provider')),
+            ]);
             const Page = m.default;
             const Provider = p.AntdProvider;
             return {

@@ -26,7 +26,17 @@ export function buildResources(source: Record<string, Record<string, unknown>> =
   return res;
 }
 
-export const NAMESPACES = ['common', 'auth', 'layout', 'routes', 'password', 'progress', 'projects', 'legal', 'errors'] as const;
+export const NAMESPACES = [
+  'common',
+  'auth',
+  'layout',
+  'routes',
+  'password',
+  'progress',
+  'projects',
+  'legal',
+  'errors',
+] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };
 

@@ -3,13 +3,16 @@ import { buildResources, NAMESPACES } from './i18n';
 
 function keys(o: unknown, prefix = ''): string[] {
   if (Array.isArray(o)) return o.flatMap((x, i) => keys(x, `${prefix}[${i}]`));
-  if (o && typeof o === 'object') return Object.entries(o).flatMap(([k, v]) => keys(v, prefix ? `${prefix}.${k}` : k));
+  if (o && typeof o === 'object')
+    return Object.entries(o).flatMap(([k, v]) => keys(v, prefix ? `${prefix}.${k}` : k));
   return [prefix];
 }
 
 describe('web locales', () => {
   it('zh_CN and en_US have exactly the same keys in every namespace, none empty', () => {
-    const res = buildResources(import.meta.glob<Record<string, unknown>>('../locales/*/*.json', { eager: true, import: 'default' }));
+    const res = buildResources(
+      import.meta.glob<Record<string, unknown>>('../locales/*/*.json', { eager: true, import: 'default' }),
+    );
     expect(Object.keys(res).sort()).toEqual(['en_US', 'zh_CN']);
     for (const ns of NAMESPACES) {
       const zh = res.zh_CN?.[ns];

@@ -27,7 +27,16 @@ beforeEach(() => {
   calls = [];
   for (const h of Object.values(hooks)) h.mockReset();
   configureApi({
-    headers: () => ({ token: 't1', proId: 9, proSiteId: null, proType: 'UAT', language: 'en_US', product: 'esource', source: 'iCRC', orgId: 3 }),
+    headers: () => ({
+      token: 't1',
+      proId: 9,
+      proSiteId: null,
+      proType: 'UAT',
+      language: 'en_US',
+      product: 'esource',
+      source: 'iCRC',
+      orgId: 3,
+    }),
     ...hooks,
     text: (k) => `text:${k}`,
   });
@@ -68,12 +77,24 @@ describe('API client (spec §7, §8)', () => {
 
   it('shows an Error notification with the body message and rejects', async () => {
     respond(400, { code: 400, status: '0', message: 'Bad thing', errorCode: 'VALIDATION', requestId: 'r1' });
-    await expect(api.post('/x')).rejects.toMatchObject({ code: 400, errorCode: 'VALIDATION', message: 'Bad thing', requestId: 'r1' });
+    await expect(api.post('/x')).rejects.toMatchObject({
+      code: 400,
+      errorCode: 'VALIDATION',
+      message: 'Bad thing',
+      requestId: 'r1',
+    });
     expect(hooks.onError).toHaveBeenCalledOnce();
   });
 
   it('prefers the detail of the body', async () => {
-    respond(400, { code: 400, status: '0', message: 'Invalid', errorCode: 'VALIDATION', requestId: 'r', detail: [{ field: 'a', message: 'a is required' }] });
+    respond(400, {
+      code: 400,
+      status: '0',
+      message: 'Invalid',
+      errorCode: 'VALIDATION',
+      requestId: 'r',
+      detail: [{ field: 'a', message: 'a is required' }],
+    });
     await expect(api.post('/x')).rejects.toMatchObject({ message: 'a is required' });
   });
 
@@ -84,16 +105,30 @@ describe('API client (spec §7, §8)', () => {
   });
 
   it('opens the Login Expired flow on 401, except for calls that opt out (badge, logout)', async () => {
-    respond(401, { code: 401, status: '0', message: 'expired', errorCode: 'UNAUTHENTICATED', requestId: 'r' });
+    respond(401, {
+      code: 401,
+      status: '0',
+      message: 'expired',
+      errorCode: 'UNAUTHENTICATED',
+      requestId: 'r',
+    });
     await expect(api.post('/x')).rejects.toMatchObject({ code: 401 });
     expect(hooks.onUnauthorized).toHaveBeenCalledOnce();
     expect(hooks.onError).not.toHaveBeenCalled();
-    await expect(api.post('/message/manager/badgeInfo', {}, { ignore401: true })).rejects.toMatchObject({ code: 401 });
+    await expect(api.post('/message/manager/badgeInfo', {}, { ignore401: true })).rejects.toMatchObject({
+      code: 401,
+    });
     expect(hooks.onUnauthorized).toHaveBeenCalledOnce();
   });
 
   it('shows the no-permission message on HTTP 403', async () => {
-    respond(403, { code: 403, status: '0', message: 'No permission', errorCode: 'FORBIDDEN', requestId: 'r' });
+    respond(403, {
+      code: 403,
+      status: '0',
+      message: 'No permission',
+      errorCode: 'FORBIDDEN',
+      requestId: 'r',
+    });
     await expect(api.post('/x')).rejects.toMatchObject({ code: 403 });
     expect(hooks.onForbidden).toHaveBeenCalledOnce();
     expect(hooks.onError).not.toHaveBeenCalled();
@@ -114,7 +149,9 @@ describe('API client (spec §7, §8)', () => {
       'fetch',
       vi.fn(
         (_url: string, init: RequestInit) =>
-          new Promise((_res, rej) => init.signal?.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError')))),
+          new Promise((_res, rej) =>
+            init.signal?.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError'))),
+          ),
       ),
     );
     const p = request('/slow', { multipart: new FormData() });
@@ -130,6 +167,8 @@ describe('API client (spec §7, §8)', () => {
 
   it('encodes and trims helpers', () => {
     expect(trimDeep({ a: ' x ', b: [' y '], c: 1 })).toEqual({ a: 'x', b: ['y'], c: 1 });
-    expect(encodeParams({ a: undefined, b: 0, c: false, d: { e: 1 } }).toString()).toBe('b=0&c=false&d=%7B%22e%22%3A1%7D');
+    expect(encodeParams({ a: undefined, b: 0, c: false, d: { e: 1 } }).toString()).toBe(
+      'b=0&c=false&d=%7B%22e%22%3A1%7D',
+    );
   });
 });

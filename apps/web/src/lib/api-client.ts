@@ -85,15 +85,20 @@ export function trimDeep<T>(v: T): T {
   return v;
 }
 
+function scalar(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v);
+}
+
 /** Form / query encoding: arrays repeat the key, null and undefined are left out, objects become JSON. */
 export function encodeParams(data: ApiData | undefined): URLSearchParams {
   const p = new URLSearchParams();
   if (!data) return p;
   for (const [k, v] of Object.entries(trimDeep(data))) {
     if (v === undefined || v === null) continue;
-    if (Array.isArray(v)) for (const x of v) p.append(k, typeof x === 'object' ? JSON.stringify(x) : String(x));
-    else if (typeof v === 'object') p.append(k, JSON.stringify(v));
-    else p.append(k, String(v));
+    if (Array.isArray(v)) for (const x of v as unknown[]) p.append(k, scalar(x));
+    else p.append(k, scalar(v));
   }
   return p;
 }
@@ -122,7 +127,8 @@ function isEnvelope(v: unknown): v is Envelope {
 
 function envelopeError(body: Envelope, httpStatus: number): ApiError {
   const detail = Array.isArray(body.detail) ? body.detail : [];
-  const msg = detail.length > 0 ? detail.map((d) => d.message).join('; ') : (body.message ?? `HTTP ${httpStatus}`);
+  const msg =
+    detail.length > 0 ? detail.map((d) => d.message).join('; ') : (body.message ?? `HTTP ${httpStatus}`);
   const code = typeof body.code === 'number' && body.code !== 200 ? body.code : httpStatus;
   return new ApiError(msg, code, body.errorCode ?? 'UNKNOWN', body.requestId ?? null, detail);
 }
@@ -157,7 +163,8 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
     body = encodeParams(opts.data).toString();
   }
 
-  const timeoutMs = opts.timeoutMs ?? (opts.multipart ? LIMITS.sourceUploadTimeoutMs : LIMITS.requestTimeoutMs);
+  const timeoutMs =
+    opts.timeoutMs ?? (opts.multipart ? LIMITS.sourceUploadTimeoutMs : LIMITS.requestTimeoutMs);
   const ctl = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {

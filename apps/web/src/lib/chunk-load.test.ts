@@ -12,7 +12,9 @@ describe('chunk loading (spec §8: ChunkLoadError after a 2-minute wait)', () =>
     await a;
   });
   it('wraps a failed import', async () => {
-    const e = await withChunkTimeout(() => Promise.reject(new Error('Failed to fetch dynamically imported module: /a.js'))).catch((x: unknown) => x);
+    const e = await withChunkTimeout(() =>
+      Promise.reject(new Error('Failed to fetch dynamically imported module: /a.js')),
+    ).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ChunkLoadError);
     expect(isChunkLoadError(e)).toBe(true);
     expect(isChunkLoadError(new Error('other'))).toBe(false);

@@ -1,9 +1,10 @@
+import type * as Impl from './notify-impl';
+
 /**
  * Notifications without weighing on the first screen: antd's message/notification code is loaded the first
  * time something must be shown (./notify-impl). Used by the API client bridge and the route guard.
  */
-type Impl = typeof import('./notify-impl');
-let impl: Promise<Impl> | null = null;
+let impl: Promise<typeof Impl> | null = null;
 const load = () => (impl ??= import('./notify-impl'));
 
 export const notify = {

@@ -8,10 +8,11 @@ export function setStoragePrefix(p: string): void {
   prefix = p.endsWith('.') ? p : `${p}.`;
 }
 
-export function readJson<T>(key: string): T | null {
+/** The parsed value, or null; callers check or narrow what they read. */
+export function readJson(key: string): unknown {
   try {
     const raw = globalThis.localStorage?.getItem(prefix + key);
-    return raw ? (JSON.parse(raw) as T) : null;
+    return raw ? (JSON.parse(raw) as unknown) : null;
   } catch {
     return null;
   }

@@ -7,7 +7,10 @@ export default function NotFoundPage() {
   const { t } = useTranslation('common');
   const navigate = useNavigate();
   return (
-    <div style={{ minHeight: '100vh', display: 'flex', alignItems: 'center', justifyContent: 'center' }} data-testid="not-found">
+    <div
+      style={{ minHeight: '100vh', display: 'flex', alignItems: 'center', justifyContent: 'center' }}
+      data-testid="not-found"
+    >
       <Result
         status="404"
         title="404"

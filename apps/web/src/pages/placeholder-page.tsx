@@ -11,7 +11,11 @@ export default function PlaceholderPage() {
   const id = matches[matches.length - 1]?.id ?? '';
   const { t } = useTranslation(['routes', 'common']);
   return (
-    <div style={{ padding: '48px 16px', display: 'flex', justifyContent: 'center' }} data-testid="placeholder-page" data-route={id}>
+    <div
+      style={{ padding: '48px 16px', display: 'flex', justifyContent: 'center' }}
+      data-testid="placeholder-page"
+      data-route={id}
+    >
       <Empty
         image={Empty.PRESENTED_IMAGE_SIMPLE}
         description={

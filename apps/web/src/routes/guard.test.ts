@@ -24,13 +24,19 @@ describe('route guard (spec §2)', () => {
       kind: 'redirect',
       to: '/login?redirect=%2Foverview',
     });
-    expect(decideGuard('/overview', '', { ...base, token: null, variant: 'site' })).toMatchObject({ to: '/site/login?redirect=%2Foverview' });
+    expect(decideGuard('/overview', '', { ...base, token: null, variant: 'site' })).toMatchObject({
+      to: '/site/login?redirect=%2Foverview',
+    });
     expect(decideGuard('/', '', { ...base, token: null, variant: 'ae' })).toMatchObject({ to: '/ae/login' });
   });
 
   it('logs in with a token in the query (with target and env) and strips it', () => {
     const d = decideGuard('/overview', '?token=abc&env=uat&target=%2Fuser-info', { ...base, token: null });
-    expect(d).toEqual({ kind: 'redirect', to: '/user-info', actions: [{ type: 'tokenLogin', token: 'abc', env: 'UAT' }] });
+    expect(d).toEqual({
+      kind: 'redirect',
+      to: '/user-info',
+      actions: [{ type: 'tokenLogin', token: 'abc', env: 'UAT' }],
+    });
     const d2 = decideGuard('/overview', '?token=abc&x=1', { ...base, token: null });
     expect(d2).toMatchObject({ kind: 'redirect', to: '/overview?x=1' });
     expect(d2.actions[0]).toEqual({ type: 'tokenLogin', token: 'abc', env: null });
@@ -55,7 +61,9 @@ describe('route guard (spec §2)', () => {
     expect(d).toMatchObject({ kind: 'redirect', to: '/project/ProjectManage' });
     expect(d.actions).toContainEqual({ type: 'enterProjectByUuid', uuid: 'u-1' });
     // while the uuid resolves, the page waits instead of bouncing to the overview
-    expect(decideGuard('/project/ProjectManage', '', { ...base, projectId: null, projectPending: true }).kind).toBe('loading');
+    expect(
+      decideGuard('/project/ProjectManage', '', { ...base, projectId: null, projectPending: true }).kind,
+    ).toBe('loading');
   });
 
   it('sends the login route to / when logged in', () => {
@@ -66,7 +74,9 @@ describe('route guard (spec §2)', () => {
 
   it('clears the project and resets the module on the All route, except for eVisit', () => {
     expect(decideGuard('/overview', '', base).actions).toEqual([{ type: 'clearProject' }]);
-    expect(decideGuard('/overview', '', { ...base, projectId: null, moduleNo: 2 }).actions).toEqual([{ type: 'clearProject' }]);
+    expect(decideGuard('/overview', '', { ...base, projectId: null, moduleNo: 2 }).actions).toEqual([
+      { type: 'clearProject' },
+    ]);
     expect(decideGuard('/overview', '', { ...base, projectId: null }).actions).toEqual([]);
     expect(decideGuard('/overview', '', { ...base, loginProduct: 'evisit' }).actions).toEqual([]);
   });
@@ -88,12 +98,18 @@ describe('route guard (spec §2)', () => {
   });
 
   it('sends a /project page without a current project to the overview', () => {
-    expect(decideGuard('/project/centerPtsList', '', { ...base, projectId: null })).toMatchObject({ kind: 'redirect', to: '/overview' });
+    expect(decideGuard('/project/centerPtsList', '', { ...base, projectId: null })).toMatchObject({
+      kind: 'redirect',
+      to: '/overview',
+    });
   });
 
   it('follows redirect routes', () => {
     expect(decideGuard('/', '', base)).toMatchObject({ kind: 'redirect', to: '/overview' });
-    expect(decideGuard('/centerApply', '', base)).toMatchObject({ kind: 'redirect', to: '/system/centerApply' });
+    expect(decideGuard('/centerApply', '', base)).toMatchObject({
+      kind: 'redirect',
+      to: '/system/centerApply',
+    });
   });
 
   it('holds the screen while the Login Expired dialog is open', () => {

@@ -62,7 +62,10 @@ export function decideGuard(pathname: string, search: string, s: GuardState): Gu
   const queryToken = q.get('token');
   if (queryToken && !route.login) {
     const envRaw = q.get('env');
-    const env = envRaw && (ENVS as readonly string[]).includes(envRaw.toUpperCase()) ? (envRaw.toUpperCase() as Env) : null;
+    const env =
+      envRaw && (ENVS as readonly string[]).includes(envRaw.toUpperCase())
+        ? (envRaw.toUpperCase() as Env)
+        : null;
     actions.push({ type: 'tokenLogin', token: queryToken, env });
     const target = safeTarget(q.get('target'));
     for (const k of ['token', 'target', 'env']) q.delete(k);
@@ -87,7 +90,10 @@ function decideAfterLogin(
     return { kind: 'render', route, actions };
   }
   // Static routes are let through.
-  if (route.static) return mustRewrite ? { kind: 'redirect', to: withSearch(pathname, q), actions } : { kind: 'render', route, actions };
+  if (route.static)
+    return mustRewrite
+      ? { kind: 'redirect', to: withSearch(pathname, q), actions }
+      : { kind: 'render', route, actions };
   // No token: the variant's login path, remembering where the user was going.
   if (!s.token) {
     const back = withSearch(pathname, q);

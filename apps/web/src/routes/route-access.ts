@@ -1,7 +1,14 @@
 import { matchPath } from 'react-router';
 import { can, visibleModules, type Env, type LoginType, type TopModule } from '@esource/shared';
 import { ROUTES, routeById } from './route-table';
-import { MENU_GROUPS, MENU_GROUP_ICON, type AppRoute, type ListKind, type MenuGroup, type MenuIcon } from './route-types';
+import {
+  MENU_GROUPS,
+  MENU_GROUP_ICON,
+  type AppRoute,
+  type ListKind,
+  type MenuGroup,
+  type MenuIcon,
+} from './route-types';
 
 /** What decides whether a user sees a route: their pms, login type, environment and the list build flag. */
 export interface AccessContext {
@@ -15,7 +22,10 @@ export interface AccessContext {
  * build, which serves all three login sites), site users (type 3) get the site lists and everyone else the
  * centre lists.
  */
-export function listKindFor(loginType: LoginType | null, flag: string | undefined = import.meta.env.VITE_CENTRE_LISTS): ListKind {
+export function listKindFor(
+  loginType: LoginType | null,
+  flag: string | undefined = import.meta.env.VITE_CENTRE_LISTS,
+): ListKind {
   if (flag === 'true') return 'centre';
   if (flag === 'false') return 'site';
   return loginType === 3 ? 'site' : 'centre';
@@ -115,7 +125,8 @@ export function breadcrumbsFor(route: AppRoute, ctx: AccessContext, hasProject: 
     cur = parentId === 'subjectList' ? subjectListRoute(ctx) : parentId ? routeById(parentId) : undefined;
   }
   if (route.menu?.group) chain.unshift({ id: `group.${route.menu.group}`, path: null });
-  if (route.inProject && hasProject) chain.unshift({ id: 'project', path: '/project/ProjectManage', project: true });
+  if (route.inProject && hasProject)
+    chain.unshift({ id: 'project', path: '/project/ProjectManage', project: true });
   if (route.module === 1 && route.id !== 'overview') chain.unshift({ id: 'overview', path: '/overview' });
   if (route.module !== 1 && route.module !== 0) chain.unshift({ id: `module.${route.module}`, path: null });
   return chain;

@@ -3,7 +3,15 @@ import { ALL_PERMISSIONS } from '@esource/shared';
 import zhRoutes from '../locales/zh_CN/routes.json';
 import enRoutes from '../locales/en_US/routes.json';
 import { ROUTES } from './route-table';
-import { breadcrumbsFor, listKindFor, matchRoute, menuFor, moduleTabs, routeAllowed, type AccessContext } from './route-access';
+import {
+  breadcrumbsFor,
+  listKindFor,
+  matchRoute,
+  menuFor,
+  moduleTabs,
+  routeAllowed,
+  type AccessContext,
+} from './route-access';
 
 /** Every route spec §2 names (inside the layout and standalone), plus the top-module routes. */
 const SPEC_PATHS = [
@@ -93,7 +101,9 @@ describe('route table', () => {
 
   it('names only permissions of the catalogue', () => {
     const known = new Set<string>(ALL_PERMISSIONS);
-    for (const r of ROUTES) for (const p of [...(r.anyOf ?? []), ...(r.allOf ?? [])]) expect(known.has(p), `${r.id}: ${p}`).toBe(true);
+    for (const r of ROUTES)
+      for (const p of [...(r.anyOf ?? []), ...(r.allOf ?? [])])
+        expect(known.has(p), `${r.id}: ${p}`).toBe(true);
   });
 
   it('has a title in both languages for every route, and says what each placeholder will hold', () => {
@@ -126,7 +136,9 @@ describe('route table', () => {
   it('chooses subject lists by login type and the build flag (spec §2 menu visibility)', () => {
     const pms = ['patient:page:query', 'syslog:audit-supervise-log:query'];
     const ids = (lt: 1 | 2 | 3) =>
-      menuFor(1, true, ctx(pms, lt)).flatMap((n) => (n.kind === 'item' ? [n.id] : n.children.map((c) => c.id)));
+      menuFor(1, true, ctx(pms, lt)).flatMap((n) =>
+        n.kind === 'item' ? [n.id] : n.children.map((c) => c.id),
+      );
     expect(ids(1)).toContain('centerPtsList');
     expect(ids(1)).not.toContain('craPtsList');
     expect(ids(1)).not.toContain('auditLogs');
@@ -158,8 +170,13 @@ describe('route table', () => {
 
   it('derives breadcrumbs from the table', () => {
     const c = ctx(['patient:page:query', 'padoc:all-doc:query', 'source:extract:query'], 1);
-    const crumbs = breadcrumbsFor(matchRoute('/project/SickFile/gatherPtsData/detail')!, c, true).map((x) => x.id);
+    const crumbs = breadcrumbsFor(matchRoute('/project/SickFile/gatherPtsData/detail')!, c, true).map(
+      (x) => x.id,
+    );
     expect(crumbs).toEqual(['overview', 'project', 'centerPtsList', 'sickFile', 'gatherPtsDataDetail']);
-    expect(breadcrumbsFor(matchRoute('/system/userSys')!, c, false).map((x) => x.id)).toEqual(['module.2', 'userSys']);
+    expect(breadcrumbsFor(matchRoute('/system/userSys')!, c, false).map((x) => x.id)).toEqual([
+      'module.2',
+      'userSys',
+    ]);
   });
 });

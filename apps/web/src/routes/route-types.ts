@@ -32,7 +32,15 @@ export type MenuIcon =
   | 'apply';
 
 /** Side-menu groups inside a project (submenus), in display order. */
-export const MENU_GROUPS = ['subjects', 'visits', 'source', 'review', 'clinical', 'reports', 'settings'] as const;
+export const MENU_GROUPS = [
+  'subjects',
+  'visits',
+  'source',
+  'review',
+  'clinical',
+  'reports',
+  'settings',
+] as const;
 export type MenuGroup = (typeof MENU_GROUPS)[number];
 export const MENU_GROUP_ICON: Record<MenuGroup, MenuIcon> = {
   subjects: 'subjects',

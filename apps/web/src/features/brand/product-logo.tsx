@@ -10,7 +10,15 @@ const GLYPHS: Record<ProductInfo['glyph'], string> = {
 };
 
 /** The product's logo: a rounded tile in the product colour with its letter (spec §1: logo varies by login type). */
-export function ProductLogo({ product, size = 32, inverse = false }: { product: ProductInfo; size?: number; inverse?: boolean }) {
+export function ProductLogo({
+  product,
+  size = 32,
+  inverse = false,
+}: {
+  product: ProductInfo;
+  size?: number;
+  inverse?: boolean;
+}) {
   return (
     <svg
       width={size}

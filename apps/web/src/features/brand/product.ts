@@ -20,7 +20,13 @@ export interface ProductInfo {
 const PRODUCTS: Record<ProductKey, ProductInfo> = {
   main: { key: 'main', nameKey: 'product.main', color: '#1668dc', glyph: 'e', privacyPath: '/privacy' },
   centre: { key: 'centre', nameKey: 'product.centre', color: '#1668dc', glyph: 'c', privacyPath: '/privacy' },
-  monitor: { key: 'monitor', nameKey: 'product.monitor', color: '#0f8b8d', glyph: 'm', privacyPath: '/privacy' },
+  monitor: {
+    key: 'monitor',
+    nameKey: 'product.monitor',
+    color: '#0f8b8d',
+    glyph: 'm',
+    privacyPath: '/privacy',
+  },
   site: { key: 'site', nameKey: 'product.site', color: '#2f54eb', glyph: 's', privacyPath: '/site/privacy' },
   ae: { key: 'ae', nameKey: 'product.ae', color: '#c2410c', glyph: 'a', privacyPath: '/ae/privacy' },
 };

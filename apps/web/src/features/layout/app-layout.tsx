@@ -74,7 +74,7 @@ function AppLayout() {
   const product = productFor(variant, loginType);
   const isCentre = loginType === 1;
 
-  const [collapsed, setCollapsed] = useState<boolean>(() => readJson<boolean>('menuCollapsed') ?? false);
+  const [collapsed, setCollapsed] = useState<boolean>(() => readJson('menuCollapsed') === true);
   const [pwdOpen, setPwdOpen] = useState(false);
   const [searchOpen, setSearchOpen] = useState(false);
   const openSearch = useCallback(() => setSearchOpen(true), []);
@@ -94,7 +94,12 @@ function AppLayout() {
   const tabs = access ? moduleTabs(access) : [];
 
   // version label under the menu
-  const version = useQuery({ queryKey: ['version'], queryFn: authApi.version, staleTime: Infinity, retry: false });
+  const version = useQuery({
+    queryKey: ['version'],
+    queryFn: authApi.version,
+    staleTime: Infinity,
+    retry: false,
+  });
   // ISF dot: site users poll the not-uploaded count every 3 s (spec §6, §7)
   const isfDot = useQuery({
     queryKey: ['isf-dot', project?.id],
@@ -108,7 +113,7 @@ function AppLayout() {
   const prompted = useRef(false);
   const due = passwordDueAtLogin || Boolean(data?.user.passwordChangeDue);
   useEffect(() => {
-    if (!isCentre || !due || prompted.current || readJson<boolean>('pwdPrompted') === true) return;
+    if (!isCentre || !due || prompted.current || readJson('pwdPrompted') === true) return;
     prompted.current = true;
     writeJson('pwdPrompted', true);
     modal.confirm({
@@ -128,7 +133,13 @@ function AppLayout() {
   const contentRef = useRef<HTMLDivElement>(null);
   const clock = useServerClock(data?.currentSystemTime, info.dataUpdatedAt);
   const lines = data
-    ? watermarkLines({ name: data.user.name, phone: data.user.phone, org: data.user.orgName, time: clock, hospital: data.affiliatedHospital })
+    ? watermarkLines({
+        name: data.user.name,
+        phone: data.user.phone,
+        org: data.user.orgName,
+        time: clock,
+        hospital: data.affiliatedHospital,
+      })
     : [];
 
   const menuItems: MenuProps['items'] = menu.map((n) => {
@@ -140,21 +151,28 @@ function AppLayout() {
       ) : (
         t(`routes:${id}`)
       );
-    if (n.kind === 'item') return { key: n.path, icon: MENU_ICONS[n.icon] ?? FALLBACK_ICON, label: <span data-testid={`menu-${n.id}`}>{label(n.id)}</span> };
+    if (n.kind === 'item')
+      return {
+        key: n.path,
+        icon: MENU_ICONS[n.icon] ?? FALLBACK_ICON,
+        label: <span data-testid={`menu-${n.id}`}>{label(n.id)}</span>,
+      };
     return {
       key: `group:${n.id}`,
       icon: MENU_ICONS[n.icon] ?? FALLBACK_ICON,
       label: t(`routes:group.${n.id}`),
-      children: n.children.map((c) => ({ key: c.path, label: <span data-testid={`menu-${c.id}`}>{label(c.id)}</span> })),
+      children: n.children.map((c) => ({
+        key: c.path,
+        label: <span data-testid={`menu-${c.id}`}>{label(c.id)}</span>,
+      })),
     };
   });
   const selectedKey = route?.path ?? location.pathname;
-  const openGroup = route?.menu?.group ? [`group:${route.menu.group}`] : [];
-  const [openKeys, setOpenKeys] = useState<string[]>(openGroup);
+  const openGroup = route?.menu?.group ? `group:${route.menu.group}` : null;
+  const [openKeys, setOpenKeys] = useState<string[]>(openGroup ? [openGroup] : []);
   useEffect(() => {
-    if (openGroup[0]) setOpenKeys((k) => (k.includes(openGroup[0]!) ? k : [...k, openGroup[0]!]));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [openGroup[0]]);
+    if (openGroup) setOpenKeys((k) => (k.includes(openGroup) ? k : [...k, openGroup]));
+  }, [openGroup]);
 
   const crumbs = route && access ? breadcrumbsFor(route, access, project !== null) : [];
   const crumbTitle = (id: string, isProject?: boolean) => {
@@ -170,7 +188,14 @@ function AppLayout() {
   let page: React.ReactNode;
   if (!decision || decision.kind === 'loading' || decision.kind === 'redirect') page = <PageSpinner />;
   else if (decision.kind === 'forbidden')
-    page = <Result status="403" title={t('common:noPermissionTitle')} subTitle={t('common:noPermissionPage')} data-testid="forbidden" />;
+    page = (
+      <Result
+        status="403"
+        title={t('common:noPermissionTitle')}
+        subTitle={t('common:noPermissionPage')}
+        data-testid="forbidden"
+      />
+    );
   else page = <Outlet />;
 
   const year = new Date().getFullYear();
@@ -202,7 +227,10 @@ function AppLayout() {
           className="esource-modules"
           selectedKeys={[String(moduleNo)]}
           data-testid="module-tabs"
-          items={tabs.map((m) => ({ key: String(m.no), label: <span data-testid={`module-tab-${m.no}`}>{t(`layout:modules.${m.key}`)}</span> }))}
+          items={tabs.map((m) => ({
+            key: String(m.no),
+            label: <span data-testid={`module-tab-${m.no}`}>{t(`layout:modules.${m.key}`)}</span>,
+          }))}
           onClick={({ key }) => {
             const no = Number(key);
             const to = access ? moduleLanding(no, access) : null;
@@ -275,7 +303,11 @@ function AppLayout() {
                   items={crumbs.map((c, i) => ({
                     key: c.id,
                     title:
-                      c.path && i < crumbs.length - 1 ? <Link to={c.path}>{crumbTitle(c.id, c.project)}</Link> : crumbTitle(c.id, c.project),
+                      c.path && i < crumbs.length - 1 ? (
+                        <Link to={c.path}>{crumbTitle(c.id, c.project)}</Link>
+                      ) : (
+                        crumbTitle(c.id, c.project)
+                      ),
                   }))}
                 />
                 <Typography.Title level={4} style={{ margin: '6px 0 0' }}>
@@ -297,8 +329,12 @@ function AppLayout() {
       </Layout>
       <ProgressPanel loginType={loginType} projectId={inProject ? (project?.id ?? null) : null} />
       <Suspense fallback={null}>
-        {isCentre && data && pwdUsed ? <ModifyPasswordDialog open={pwdOpen} userId={data.user.id} onClose={() => setPwdOpen(false)} /> : null}
-        {canSearch && searchUsed ? <SearchPalette open={searchOpen} onClose={() => setSearchOpen(false)} /> : null}
+        {isCentre && data && pwdUsed ? (
+          <ModifyPasswordDialog open={pwdOpen} userId={data.user.id} onClose={() => setPwdOpen(false)} />
+        ) : null}
+        {canSearch && searchUsed ? (
+          <SearchPalette open={searchOpen} onClose={() => setSearchOpen(false)} />
+        ) : null}
       </Suspense>
       <span hidden data-testid="current-env">
         {env}

@@ -21,7 +21,13 @@ export function EnvSwitch() {
   const navigate = useNavigate();
   const qc = useQueryClient();
   const { message } = App.useApp();
-  const envs = useQuery({ queryKey: ['envs', token], queryFn: authApi.envs, enabled: Boolean(token), staleTime: 5 * 60_000, retry: false });
+  const envs = useQuery({
+    queryKey: ['envs', token],
+    queryFn: authApi.envs,
+    enabled: Boolean(token),
+    staleTime: 5 * 60_000,
+    retry: false,
+  });
   const options = envs.data ?? ENVS.map((value) => ({ value, enabled: true, current: value === env }));
 
   const choose = async (next: Env) => {
@@ -48,7 +54,11 @@ export function EnvSwitch() {
         onClick: ({ key }) => void choose(key as Env).catch(() => undefined),
       }}
     >
-      <Tag color={ENV_COLOR[env]} style={{ cursor: 'pointer', marginInlineEnd: 0, padding: '2px 8px' }} data-testid="env-switch">
+      <Tag
+        color={ENV_COLOR[env]}
+        style={{ cursor: 'pointer', marginInlineEnd: 0, padding: '2px 8px' }}
+        data-testid="env-switch"
+      >
         {t(`env.${env}`)} <DownOutlined style={{ fontSize: 10 }} />
       </Tag>
     </Dropdown>

@@ -9,7 +9,12 @@ export function MessageBadge({ token }: { token: string | null }) {
   const { t } = useTranslation('layout');
   const q = useQuery({
     queryKey: ['badge', token],
-    queryFn: () => api.post<{ unread: number; total: number }>('/message/manager/badgeInfo', {}, { silent: true, ignore401: true }),
+    queryFn: () =>
+      api.post<{ unread: number; total: number }>(
+        '/message/manager/badgeInfo',
+        {},
+        { silent: true, ignore401: true },
+      ),
     enabled: Boolean(token),
     refetchInterval: 60_000,
     retry: false,
@@ -22,7 +27,9 @@ export function MessageBadge({ token }: { token: string | null }) {
       title={t('messages')}
       content={
         <div style={{ maxWidth: 260 }}>
-          <Typography.Paragraph style={{ marginBottom: 4 }}>{t('messagesCount', { unread, total: q.data?.total ?? 0 })}</Typography.Paragraph>
+          <Typography.Paragraph style={{ marginBottom: 4 }}>
+            {t('messagesCount', { unread, total: q.data?.total ?? 0 })}
+          </Typography.Paragraph>
           <Typography.Text type="secondary">{t('messagesLater')}</Typography.Text>
         </div>
       }
@@ -36,10 +43,15 @@ export function MessageBadge({ token }: { token: string | null }) {
 
 export function SearchButton({ onOpen }: { onOpen: () => void }) {
   const { t } = useTranslation('layout');
-  const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+  const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.userAgent);
   return (
     <Tooltip title={t('searchTooltip')}>
-      <Button icon={<SearchOutlined />} onClick={onOpen} data-testid="search-button" style={{ color: 'rgba(0,0,0,.45)' }}>
+      <Button
+        icon={<SearchOutlined />}
+        onClick={onOpen}
+        data-testid="search-button"
+        style={{ color: 'rgba(0,0,0,.45)' }}
+      >
         {t('search')} <kbd style={{ fontSize: 11, marginInlineStart: 4 }}>{mac ? '⌘K' : 'Ctrl K'}</kbd>
       </Button>
     </Tooltip>

@@ -1,5 +1,12 @@
 import { App, Avatar, Dropdown, Space } from 'antd';
-import { DownOutlined, KeyOutlined, LinkOutlined, LogoutOutlined, SettingOutlined, UserOutlined } from '@ant-design/icons';
+import {
+  DownOutlined,
+  KeyOutlined,
+  LinkOutlined,
+  LogoutOutlined,
+  SettingOutlined,
+  UserOutlined,
+} from '@ant-design/icons';
 import type { MenuProps } from 'antd';
 import { useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
@@ -18,7 +25,17 @@ export function userMenuKeys(loginType: LoginType | null): string[] {
 }
 
 /** User dropdown: Associate EDC (type 1), Personal Settings, Modify Password (centre), Log Out with 'Sure to quit?'. */
-export function UserMenu({ name, imgUrl, loginType, onModifyPassword }: { name: string; imgUrl: string | null; loginType: LoginType | null; onModifyPassword: () => void }) {
+export function UserMenu({
+  name,
+  imgUrl,
+  loginType,
+  onModifyPassword,
+}: {
+  name: string;
+  imgUrl: string | null;
+  loginType: LoginType | null;
+  onModifyPassword: () => void;
+}) {
   const { t } = useTranslation('layout');
   const { modal } = App.useApp();
   const navigate = useNavigate();
@@ -31,7 +48,12 @@ export function UserMenu({ name, imgUrl, loginType, onModifyPassword }: { name: 
   };
   const items: MenuProps['items'] = userMenuKeys(loginType).flatMap((k) => [
     ...(k === 'logout' ? [{ type: 'divider' as const }] : []),
-    { key: k, icon: icons[k], label: <span data-testid={`user-menu-${k}`}>{t(`userMenu.${k}`)}</span>, danger: k === 'logout' },
+    {
+      key: k,
+      icon: icons[k],
+      label: <span data-testid={`user-menu-${k}`}>{t(`userMenu.${k}`)}</span>,
+      danger: k === 'logout',
+    },
   ]);
   const onClick: MenuProps['onClick'] = ({ key }) => {
     if (key === 'edcLink') void navigate('/edc-link');
@@ -53,8 +75,15 @@ export function UserMenu({ name, imgUrl, loginType, onModifyPassword }: { name: 
   return (
     <Dropdown menu={{ items, onClick }} trigger={['click']} placement="bottomRight">
       <Space style={{ cursor: 'pointer', padding: '0 8px' }} data-testid="user-dropdown">
-        <Avatar size={28} src={imgUrl ?? undefined} icon={<UserOutlined />} style={{ background: '#1668dc' }} />
-        <span style={{ maxWidth: 140, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>{name}</span>
+        <Avatar
+          size={28}
+          src={imgUrl ?? undefined}
+          icon={<UserOutlined />}
+          style={{ background: '#1668dc' }}
+        />
+        <span style={{ maxWidth: 140, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+          {name}
+        </span>
         <DownOutlined style={{ fontSize: 10 }} />
       </Space>
     </Dropdown>

@@ -20,13 +20,32 @@ export interface LegalSection {
 }
 
 /** Frame of the standalone legal pages (privacy policies, agreement, personal information list). */
-export function LegalLayout({ title, intro, sections, children }: { title: string; intro: string; sections: LegalSection[]; children?: ReactNode }) {
+export function LegalLayout({
+  title,
+  intro,
+  sections,
+  children,
+}: {
+  title: string;
+  intro: string;
+  sections: LegalSection[];
+  children?: ReactNode;
+}) {
   const { t } = useTranslation(['legal', 'common']);
   const variant = privacyVariant(useLocation().pathname);
   const product = productFor(variant, null);
   return (
     <div style={{ minHeight: '100vh', background: '#f5f7fb' }} data-testid="legal-page">
-      <header style={{ display: 'flex', alignItems: 'center', gap: 12, padding: '12px 24px', background: '#fff', borderBottom: '1px solid #eef0f3' }}>
+      <header
+        style={{
+          display: 'flex',
+          alignItems: 'center',
+          gap: 12,
+          padding: '12px 24px',
+          background: '#fff',
+          borderBottom: '1px solid #eef0f3',
+        }}
+      >
         <ProductLogo product={product} />
         <strong data-testid="product-name">{t(`common:${product.nameKey}`)}</strong>
         <span style={{ flex: 1 }} />
@@ -35,9 +54,19 @@ export function LegalLayout({ title, intro, sections, children }: { title: strin
           {t('legal:backToLogin')}
         </Link>
       </header>
-      <main style={{ maxWidth: 860, margin: '24px auto', background: '#fff', borderRadius: 10, padding: '32px 40px' }}>
+      <main
+        style={{
+          maxWidth: 860,
+          margin: '24px auto',
+          background: '#fff',
+          borderRadius: 10,
+          padding: '32px 40px',
+        }}
+      >
         <Typography.Title level={2}>{title}</Typography.Title>
-        <Typography.Paragraph type="secondary">{t('legal:updated', { date: '2026-11-01' })}</Typography.Paragraph>
+        <Typography.Paragraph type="secondary">
+          {t('legal:updated', { date: '2026-11-01' })}
+        </Typography.Paragraph>
         <Typography.Paragraph>{intro}</Typography.Paragraph>
         {sections.map((s) => (
           <section key={s.heading}>
@@ -47,7 +76,9 @@ export function LegalLayout({ title, intro, sections, children }: { title: strin
         ))}
         {children}
       </main>
-      <footer style={{ textAlign: 'center', color: 'rgba(0,0,0,.45)', padding: '8px 0 24px' }}>© {new Date().getFullYear()} eSource</footer>
+      <footer style={{ textAlign: 'center', color: 'rgba(0,0,0,.45)', padding: '8px 0 24px' }}>
+        © {new Date().getFullYear()} eSource
+      </footer>
     </div>
   );
 }

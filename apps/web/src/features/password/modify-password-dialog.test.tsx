@@ -58,7 +58,9 @@ describe('Modify Password dialog', () => {
     fireEvent.change(newPwd(), { target: { value: 'a1!' } });
     expect(await screen.findByText('Password strength is not enough.')).toBeTruthy();
     fireEvent.change(newPwd(), { target: { value: 'abcdefghij' } });
-    expect(await screen.findByText('At least 8 digits including numbers, English letters and special symbols.')).toBeTruthy();
+    expect(
+      await screen.findByText('At least 8 digits including numbers, English letters and special symbols.'),
+    ).toBeTruthy();
     fireEvent.change(newPwd(), { target: { value: 'Abcdef12!' } });
     fireEvent.change(confirmPwd(), { target: { value: 'Abcdef12?' } });
     expect(await screen.findByText('The two passwords you entered do not match.')).toBeTruthy();
@@ -88,8 +90,10 @@ describe('Modify Password dialog', () => {
     vi.stubGlobal(
       'fetch',
       vi.fn(async (_u: string, init: RequestInit) => {
-        bodies.push(String(init.body));
-        return new Response(JSON.stringify({ code: 200, status: '1', data: null }), { headers: { 'content-type': 'application/json' } });
+        bodies.push(typeof init.body === 'string' ? init.body : '');
+        return new Response(JSON.stringify({ code: 200, status: '1', data: null }), {
+          headers: { 'content-type': 'application/json' },
+        });
       }),
     );
     configureApi({ headers: () => ({}) });

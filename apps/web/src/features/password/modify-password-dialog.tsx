@@ -4,7 +4,12 @@ import { useTranslation } from 'react-i18next';
 import { passwordStrength } from '@esource/shared';
 import { api, ApiError } from '../../lib/api-client';
 import { sha256Hex } from '../../lib/sha256';
-import { STRENGTH_COLOR, STRENGTH_LABEL, validateConfirmPassword, validateNewPassword } from './password-validation';
+import {
+  STRENGTH_COLOR,
+  STRENGTH_LABEL,
+  validateConfirmPassword,
+  validateNewPassword,
+} from './password-validation';
 
 interface Values {
   newPwd: string;
@@ -21,7 +26,12 @@ export function StrengthMeter({ value }: { value: string }) {
   const { t } = useTranslation('password');
   const s = passwordStrength(value);
   return (
-    <div data-testid="password-meter" data-level={s.level} data-percent={s.percent} style={{ display: 'flex', alignItems: 'center', gap: 12 }}>
+    <div
+      data-testid="password-meter"
+      data-level={s.level}
+      data-percent={s.percent}
+      style={{ display: 'flex', alignItems: 'center', gap: 12 }}
+    >
       <Progress
         percent={s.percent}
         showInfo={false}
@@ -30,7 +40,13 @@ export function StrengthMeter({ value }: { value: string }) {
         style={{ flex: 1, margin: 0 }}
         aria-label={t('strength')}
       />
-      <span style={{ minWidth: 64, color: STRENGTH_COLOR[s.level] === '#d9d9d9' ? 'rgba(0,0,0,.45)' : STRENGTH_COLOR[s.level] }} data-testid="password-level">
+      <span
+        style={{
+          minWidth: 64,
+          color: STRENGTH_COLOR[s.level] === '#d9d9d9' ? 'rgba(0,0,0,.45)' : STRENGTH_COLOR[s.level],
+        }}
+        data-testid="password-level"
+      >
         {t(STRENGTH_LABEL[s.level])}
       </span>
     </div>
@@ -38,7 +54,15 @@ export function StrengthMeter({ value }: { value: string }) {
 }
 
 /** Modify Password dialog (spec §2 user dropdown, §5 validation). */
-export default function ModifyPasswordDialog({ open, userId, onClose }: { open: boolean; userId: number; onClose: () => void }) {
+export default function ModifyPasswordDialog({
+  open,
+  userId,
+  onClose,
+}: {
+  open: boolean;
+  userId: number;
+  onClose: () => void;
+}) {
   const { t } = useTranslation('password');
   const { message } = App.useApp();
   const [form] = Form.useForm<Values>();
@@ -92,7 +116,12 @@ export default function ModifyPasswordDialog({ open, userId, onClose }: { open: 
             },
           ]}
         >
-          <Input.Password autoComplete="new-password" placeholder={t('newPasswordPlaceholder')} data-testid="new-password" maxLength={64} />
+          <Input.Password
+            autoComplete="new-password"
+            placeholder={t('newPasswordPlaceholder')}
+            data-testid="new-password"
+            maxLength={64}
+          />
         </Form.Item>
         <Form.Item label={t('strength')} style={{ marginTop: -8 }}>
           <StrengthMeter value={newPwd} />
@@ -111,7 +140,12 @@ export default function ModifyPasswordDialog({ open, userId, onClose }: { open: 
             }),
           ]}
         >
-          <Input.Password autoComplete="new-password" placeholder={t('confirmPasswordPlaceholder')} data-testid="confirm-password" maxLength={64} />
+          <Input.Password
+            autoComplete="new-password"
+            placeholder={t('confirmPasswordPlaceholder')}
+            data-testid="confirm-password"
+            maxLength={64}
+          />
         </Form.Item>
       </Form>
     </Modal>

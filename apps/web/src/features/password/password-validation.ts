@@ -19,7 +19,10 @@ export function validateNewPassword(pw: string | undefined): NewPasswordError | 
 
 export type ConfirmPasswordError = 'confirmRequired' | 'mismatch';
 
-export function validateConfirmPassword(pw: string | undefined, confirm: string | undefined): ConfirmPasswordError | null {
+export function validateConfirmPassword(
+  pw: string | undefined,
+  confirm: string | undefined,
+): ConfirmPasswordError | null {
   if (!confirm) return 'confirmRequired';
   if (pw !== confirm) return 'mismatch';
   return null;

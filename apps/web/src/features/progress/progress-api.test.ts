@@ -22,8 +22,12 @@ describe('progress panel rules (spec §2, §6, §7)', () => {
     expect(progressTypesFor(2)).toEqual([]);
   });
   it('View links carry ptsNo, ptsId, designVersionId and activeKey=pts360', () => {
-    expect(progressViewLink(item, 3)).toBe('/project/ptsDetail?ptsNo=S-001&ptsId=12&designVersionId=3&activeKey=pts360');
-    expect(progressViewLink(item, 1)).toBe('/project/SickFile?ptsNo=S-001&ptsId=12&designVersionId=3&activeKey=pts360');
+    expect(progressViewLink(item, 3)).toBe(
+      '/project/ptsDetail?ptsNo=S-001&ptsId=12&designVersionId=3&activeKey=pts360',
+    );
+    expect(progressViewLink(item, 1)).toBe(
+      '/project/SickFile?ptsNo=S-001&ptsId=12&designVersionId=3&activeKey=pts360',
+    );
     expect(progressViewLink({ ...item, ptsId: null }, 1)).toBeNull();
   });
 });

@@ -66,7 +66,13 @@ export function groupPercent(items: ProgressItem[]): number {
  * of the user's login type, shows a group per type only while it has items, with its state (all success,
  * some error, all error, processing); closing a group marks its items read.
  */
-export function ProgressPanel({ loginType, projectId }: { loginType: LoginType | null; projectId: number | null }) {
+export function ProgressPanel({
+  loginType,
+  projectId,
+}: {
+  loginType: LoginType | null;
+  projectId: number | null;
+}) {
   const { t } = useTranslation('progress');
   const qc = useQueryClient();
   const [collapsed, setCollapsed] = useState(false);
@@ -96,7 +102,11 @@ export function ProgressPanel({ loginType, projectId }: { loginType: LoginType |
   };
 
   return (
-    <div className="esource-progress-panel" data-testid="progress-panel" style={{ position: 'fixed', right: 24, bottom: 24, width: 380, zIndex: 1000 }}>
+    <div
+      className="esource-progress-panel"
+      data-testid="progress-panel"
+      style={{ position: 'fixed', right: 24, bottom: 24, width: 380, zIndex: 1000 }}
+    >
       <Space orientation="vertical" style={{ width: '100%' }} size={8}>
         {groups.map(({ type, items }) => {
           const state = progressGroupState(items) ?? 'processing';
@@ -128,20 +138,50 @@ export function ProgressPanel({ loginType, projectId }: { loginType: LoginType |
               extra={
                 <Space size={0}>
                   <Tooltip title={collapsed ? t('expand') : t('collapse')}>
-                    <Button type="text" size="small" icon={collapsed ? <UpOutlined /> : <DownOutlined />} onClick={() => setCollapsed((c) => !c)} data-testid="progress-toggle" />
+                    <Button
+                      type="text"
+                      size="small"
+                      icon={collapsed ? <UpOutlined /> : <DownOutlined />}
+                      onClick={() => setCollapsed((c) => !c)}
+                      data-testid="progress-toggle"
+                    />
                   </Tooltip>
                   <Tooltip title={t('close')}>
-                    <Button type="text" size="small" icon={<CloseOutlined />} onClick={() => void close(type, items)} data-testid={`progress-close-${type}`} />
+                    <Button
+                      type="text"
+                      size="small"
+                      icon={<CloseOutlined />}
+                      onClick={() => void close(type, items)}
+                      data-testid={`progress-close-${type}`}
+                    />
                   </Tooltip>
                 </Space>
               }
-              styles={{ body: collapsed ? { display: 'none' } : { maxHeight: 280, overflowY: 'auto', padding: '8px 12px' } }}
+              styles={{
+                body: collapsed
+                  ? { display: 'none' }
+                  : { maxHeight: 280, overflowY: 'auto', padding: '8px 12px' },
+              }}
             >
-              <Progress percent={percent} size="small" status={state === 'allError' ? 'exception' : state === 'processing' ? 'active' : 'normal'} />
+              <Progress
+                percent={percent}
+                size="small"
+                status={state === 'allError' ? 'exception' : state === 'processing' ? 'active' : 'normal'}
+              />
               {items.map((item) => {
                 const link = progressViewLink(item, loginType);
                 return (
-                  <div key={item.id} data-testid="progress-row" style={{ display: 'flex', alignItems: 'center', gap: 8, padding: '6px 0', borderTop: '1px solid #f3f3f3' }}>
+                  <div
+                    key={item.id}
+                    data-testid="progress-row"
+                    style={{
+                      display: 'flex',
+                      alignItems: 'center',
+                      gap: 8,
+                      padding: '6px 0',
+                      borderTop: '1px solid #f3f3f3',
+                    }}
+                  >
                     <StatusIcon status={item.status} />
                     <Typography.Text ellipsis style={{ flex: 1 }} title={item.displayInformation}>
                       {item.displayInformation}

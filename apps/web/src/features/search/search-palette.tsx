@@ -32,7 +32,16 @@ export default function SearchPalette({ open, onClose }: { open: boolean; onClos
   };
 
   return (
-    <Modal open={open} onCancel={onClose} footer={null} closable={false} width={600} destroyOnHidden wrapClassName="search-palette" styles={{ body: { padding: 0 } }}>
+    <Modal
+      open={open}
+      onCancel={onClose}
+      footer={null}
+      closable={false}
+      width={600}
+      destroyOnHidden
+      wrapClassName="search-palette"
+      styles={{ body: { padding: 0 } }}
+    >
       <Input
         autoFocus
         size="large"
@@ -71,7 +80,12 @@ export default function SearchPalette({ open, onClose }: { open: boolean; onClos
                 data-testid="search-hit"
                 onClick={() => go(h)}
                 onMouseEnter={() => setActive(i)}
-                style={{ cursor: 'pointer', padding: '8px 12px', borderRadius: 6, background: i === active ? '#f0f5ff' : undefined }}
+                style={{
+                  cursor: 'pointer',
+                  padding: '8px 12px',
+                  borderRadius: 6,
+                  background: i === active ? '#f0f5ff' : undefined,
+                }}
               >
                 <Tag>{t(`searchKind.${h.kind}`)}</Tag>
                 <Typography.Text strong style={{ flex: 1 }}>

@@ -14,4 +14,3 @@ export function useSearchShortcut(enabled: boolean, open: () => void): void {
     return () => window.removeEventListener('keydown', onKey);
   }, [enabled, open]);
 }
-

@@ -18,7 +18,12 @@ export function LanguageSwitch({ light = false }: { light?: boolean }) {
         onClick: ({ key }) => sessionStore.set({ language: key as Language }),
       }}
     >
-      <Button type="text" icon={<GlobalOutlined />} data-testid="language-switch" style={light ? { color: '#fff' } : undefined}>
+      <Button
+        type="text"
+        icon={<GlobalOutlined />}
+        data-testid="language-switch"
+        style={light ? { color: '#fff' } : undefined}
+      >
         {LABEL[language]}
       </Button>
     </Dropdown>

@@ -14,22 +14,21 @@ export default function LoginExpiredDialog() {
   const qc = useQueryClient();
   return (
     <AntdProvider>
-    <Modal
-      open={expired}
-      title={t('loginExpiredTitle')}
-      closable={false}
-      mask={{ closable: false }}
-      keyboard={false}
-      cancelButtonProps={{ style: { display: 'none' } }}
-      okText={t('loginAgain')}
-      onOk={async () => {
-        const to = await logout(qc);
-        await navigate(to, { replace: true });
-      }}
-      wrapClassName="login-expired-dialog"
-    >
-      {t('loginExpiredText')}
-    </Modal>
+      <Modal
+        open={expired}
+        title={t('loginExpiredTitle')}
+        closable={false}
+        mask={{ closable: false }}
+        keyboard={false}
+        cancelButtonProps={{ style: { display: 'none' } }}
+        okText={t('loginAgain')}
+        onOk={() => {
+          void logout(qc).then((to) => navigate(to, { replace: true }));
+        }}
+        wrapClassName="login-expired-dialog"
+      >
+        {t('loginExpiredText')}
+      </Modal>
     </AntdProvider>
   );
 }

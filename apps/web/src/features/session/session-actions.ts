@@ -39,7 +39,11 @@ export function applyGuardActions(actions: GuardAction[], onUuidFailed: () => vo
         sessionStore.set({ token: a.token, expired: false, ...(a.env ? { env: a.env } : {}) });
         break;
       case 'enterProject':
-        sessionStore.set({ project: { id: a.proId, no: '', name: '', status: 1 }, moduleNo: 1, proSiteId: null });
+        sessionStore.set({
+          project: { id: a.proId, no: '', name: '', status: 1 },
+          moduleNo: 1,
+          proSiteId: null,
+        });
         break;
       case 'enterProjectByUuid': {
         const s = sessionStore.get();

@@ -11,7 +11,23 @@ describe('session headers (spec §7)', () => {
   });
   it('carries token, project, environment and language', () => {
     const s = sessionStore.get();
-    const h = sessionHeaders({ ...s, token: 'x', project: { id: 4, no: 'P', name: 'n', status: 1 }, env: 'DEV', language: 'en_US', orgId: 2, proSiteId: 5 });
-    expect(h).toMatchObject({ token: 'x', proId: 4, proType: 'DEV', language: 'en_US', orgId: 2, proSiteId: 5, product: 'esource' });
+    const h = sessionHeaders({
+      ...s,
+      token: 'x',
+      project: { id: 4, no: 'P', name: 'n', status: 1 },
+      env: 'DEV',
+      language: 'en_US',
+      orgId: 2,
+      proSiteId: 5,
+    });
+    expect(h).toMatchObject({
+      token: 'x',
+      proId: 4,
+      proType: 'DEV',
+      language: 'en_US',
+      orgId: 2,
+      proSiteId: 5,
+      product: 'esource',
+    });
   });
 });

@@ -9,7 +9,11 @@ export const PRODUCT_HEADER = { main: 'esource', site: 'esource-site', ae: 'esou
  */
 export function sessionHeaders(s: SessionState): Record<string, string | number | null> {
   const source =
-    s.variant === 'main' && s.loginType === 1 ? 'iCRC' : s.variant === 'main' && s.loginType === 2 ? 'iCRA' : null;
+    s.variant === 'main' && s.loginType === 1
+      ? 'iCRC'
+      : s.variant === 'main' && s.loginType === 2
+        ? 'iCRA'
+        : null;
   return {
     token: s.token,
     proId: s.project?.id ?? null,

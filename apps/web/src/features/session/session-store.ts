@@ -46,7 +46,16 @@ export interface SessionState {
 
 type Persisted = Pick<
   SessionState,
-  'token' | 'user' | 'loginType' | 'variant' | 'env' | 'language' | 'project' | 'proSiteId' | 'orgId' | 'moduleNo'
+  | 'token'
+  | 'user'
+  | 'loginType'
+  | 'variant'
+  | 'env'
+  | 'language'
+  | 'project'
+  | 'proSiteId'
+  | 'orgId'
+  | 'moduleNo'
 >;
 const PERSISTED_KEYS: (keyof Persisted)[] = [
   'token',
@@ -62,8 +71,10 @@ const PERSISTED_KEYS: (keyof Persisted)[] = [
 ];
 
 function initialState(): SessionState {
-  const saved = readJson<Partial<Persisted>>('session') ?? {};
-  const lang = readJson<string>('language');
+  const raw = readJson('session');
+  const saved: Partial<Persisted> = raw && typeof raw === 'object' ? raw : {};
+  const stored = readJson('language');
+  const lang = typeof stored === 'string' ? stored : null;
   return {
     token: saved.token ?? null,
     user: saved.user ?? null,
@@ -126,9 +137,11 @@ export const sessionStore = {
   },
 };
 
+const subscribe = (l: () => void): (() => void) => sessionStore.subscribe(l);
+
 export function useSession<T>(select: (s: SessionState) => T): T {
   return useSyncExternalStore(
-    sessionStore.subscribe,
+    subscribe,
     () => select(state),
     () => select(state),
   );

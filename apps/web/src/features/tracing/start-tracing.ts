@@ -5,9 +5,7 @@
 export function startTracing(): void {
   if (typeof window === 'undefined' || import.meta.env.MODE === 'test') return;
   const go = () => {
-    import('./tracing')
-      .then((m) => m.initTracing())
-      .catch(() => undefined);
+    import('./tracing').then((m) => m.initTracing()).catch(() => undefined);
   };
   if ('requestIdleCallback' in window) window.requestIdleCallback(go, { timeout: 3000 });
   else setTimeout(go, 1500);

@@ -8,9 +8,12 @@ vi.stubGlobal(
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     calls.push({ url, init });
     if (url.endsWith('/api/v1/traces/env')) {
-      return new Response(JSON.stringify({ code: 200, status: '1', data: { enabled: true, serviceName: 'esource-web-test' } }), {
-        headers: { 'content-type': 'application/json' },
-      });
+      return new Response(
+        JSON.stringify({ code: 200, status: '1', data: { enabled: true, serviceName: 'esource-web-test' } }),
+        {
+          headers: { 'content-type': 'application/json' },
+        },
+      );
     }
     return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
   }),
@@ -40,7 +43,10 @@ describe('browser tracing (spec §7, §9)', () => {
     const exported = calls.find((c) => c.url.endsWith('/api/v1/traces') && c.init?.method === 'POST');
     expect(exported).toBeTruthy();
     const body = JSON.parse(new TextDecoder().decode(exported!.init!.body as Uint8Array)) as {
-      resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { name: string }[] }[] }[];
+      resourceSpans: {
+        resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+        scopeSpans: { spans: { name: string }[] }[];
+      }[];
     };
     const names = body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans.map((x) => x.name)));
     expect(names).toContain('unit-span');

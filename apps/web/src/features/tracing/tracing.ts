@@ -60,7 +60,7 @@ export async function initTracing(): Promise<WebTracerProvider | null> {
     tracerProvider: provider,
     instrumentations: [
       new FetchInstrumentation({
-        ignoreUrls: [new RegExp(`${TRACES_PATH}`)],
+        ignoreUrls: [new RegExp(TRACES_PATH)],
         propagateTraceHeaderCorsUrls: [],
         clearTimingResources: true,
       }),

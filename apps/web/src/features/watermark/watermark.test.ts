@@ -15,12 +15,15 @@ describe('watermark (spec §2, §9)', () => {
   it('masks the phone and builds the lines', () => {
     expect(maskPhone('13812345678')).toBe('138****5678');
     expect(maskPhone(null)).toBe('');
-    expect(watermarkLines({ name: 'Ann', phone: '13812345678', org: 'Org', time: '2026-01-01 10:00', hospital: 'Hosp' })).toEqual([
-      'Ann 138****5678',
-      'Org',
-      '2026-01-01 10:00',
-      'Hosp',
-    ]);
+    expect(
+      watermarkLines({
+        name: 'Ann',
+        phone: '13812345678',
+        org: 'Org',
+        time: '2026-01-01 10:00',
+        hospital: 'Hosp',
+      }),
+    ).toEqual(['Ann 138****5678', 'Org', '2026-01-01 10:00', 'Hosp']);
   });
 
   it('tiles 300×200', () => {

@@ -69,7 +69,13 @@ export function keepWatermark(target: HTMLElement, lines: string[]): () => void 
 }
 
 /** React binding: the watermark lives in the element `targetRef` points at (position: relative). */
-export function Watermark({ targetRef, lines }: { targetRef: RefObject<HTMLElement | null>; lines: string[] }) {
+export function Watermark({
+  targetRef,
+  lines,
+}: {
+  targetRef: RefObject<HTMLElement | null>;
+  lines: string[];
+}) {
   const key = lines.join('\n');
   useEffect(() => {
     const el = targetRef.current;

@@ -1,10 +1,4 @@
-import type {
-  Env,
-  LoginResponse,
-  LoginType,
-  LoginVariant,
-  PmsInfoResponse,
-} from '@esource/shared';
+import type { Env, LoginResponse, LoginType, LoginVariant, PmsInfoResponse } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import { sha256Hex } from '../../../lib/sha256';
 
@@ -27,7 +21,12 @@ export async function login(input: {
 }): Promise<LoginResponse> {
   return api.post<LoginResponse>(
     '/passport/login',
-    { account: input.account, password: await sha256Hex(input.password), loginType: input.loginType, variant: input.variant },
+    {
+      account: input.account,
+      password: await sha256Hex(input.password),
+      loginType: input.loginType,
+      variant: input.variant,
+    },
     { silent: true, ignore401: true },
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type SyntheticEvent } from 'react';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { LIMITS, LOGIN_VARIANTS, type LoginType, type LoginVariant } from '@esource/shared';
@@ -18,17 +18,26 @@ function variantOf(pathname: string): LoginVariant {
 
 const UserIcon = () => (
   <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden>
-    <path fill="currentColor" d="M12 12a5 5 0 1 0 0-10 5 5 0 0 0 0 10zm0-8a3 3 0 1 1 0 6 3 3 0 0 1 0-6zm0 10c-4.4 0-8 2.2-8 5v3h16v-3c0-2.8-3.6-5-8-5zm-6 6v-1c0-1.2 2.5-3 6-3s6 1.8 6 3v1H6z" />
+    <path
+      fill="currentColor"
+      d="M12 12a5 5 0 1 0 0-10 5 5 0 0 0 0 10zm0-8a3 3 0 1 1 0 6 3 3 0 0 1 0-6zm0 10c-4.4 0-8 2.2-8 5v3h16v-3c0-2.8-3.6-5-8-5zm-6 6v-1c0-1.2 2.5-3 6-3s6 1.8 6 3v1H6z"
+    />
   </svg>
 );
 const LockIcon = () => (
   <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden>
-    <path fill="currentColor" d="M17 9V7A5 5 0 0 0 7 7v2H5v13h14V9h-2zM9 7a3 3 0 0 1 6 0v2H9V7zm8 13H7v-9h10v9zm-5-2a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z" />
+    <path
+      fill="currentColor"
+      d="M17 9V7A5 5 0 0 0 7 7v2H5v13h14V9h-2zM9 7a3 3 0 0 1 6 0v2H9V7zm8 13H7v-9h10v9zm-5-2a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z"
+    />
   </svg>
 );
 const EyeIcon = ({ open }: { open: boolean }) => (
   <svg viewBox="0 0 24 24" width="16" height="16" aria-hidden>
-    <path fill="currentColor" d="M12 5C6.5 5 2.7 9.3 1.5 12c1.2 2.7 5 7 10.5 7s9.3-4.3 10.5-7C21.3 9.3 17.5 5 12 5zm0 12a5 5 0 1 1 0-10 5 5 0 0 1 0 10zm0-8a3 3 0 1 0 0 6 3 3 0 0 0 0-6z" />
+    <path
+      fill="currentColor"
+      d="M12 5C6.5 5 2.7 9.3 1.5 12c1.2 2.7 5 7 10.5 7s9.3-4.3 10.5-7C21.3 9.3 17.5 5 12 5zm0 12a5 5 0 1 1 0-10 5 5 0 0 1 0 10zm0-8a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"
+    />
     {open ? null : <path stroke="currentColor" strokeWidth="2" d="M3 3l18 18" />}
   </svg>
 );
@@ -61,7 +70,7 @@ export default function LoginPage() {
       : null;
   const passwordError = !password ? t('auth:passwordRequired') : null;
 
-  const onSubmit = async (e: FormEvent) => {
+  const onSubmit = async (e: SyntheticEvent) => {
     e.preventDefault();
     setTouched(true);
     if (accountError || passwordError || busy) return;
@@ -90,7 +99,10 @@ export default function LoginPage() {
 
   return (
     <div className="login-page" data-testid="login-page" data-variant={variant}>
-      <aside className="login-brand" style={{ background: `linear-gradient(150deg, ${product.color} 0%, #0b1f44 100%)` }}>
+      <aside
+        className="login-brand"
+        style={{ background: `linear-gradient(150deg, ${product.color} 0%, #0b1f44 100%)` }}
+      >
         <div className="login-brand-head">
           <ProductLogo product={product} size={40} inverse />
           <span className="login-brand-name" data-testid="product-name">
@@ -167,7 +179,12 @@ export default function LoginPage() {
               onChange={(e) => setPassword(e.target.value)}
               data-testid="login-password"
             />
-            <button type="button" className="login-eye" onClick={() => setShowPwd((v) => !v)} aria-label={t('auth:showPassword')}>
+            <button
+              type="button"
+              className="login-eye"
+              onClick={() => setShowPwd((v) => !v)}
+              aria-label={t('auth:showPassword')}
+            >
               <EyeIcon open={showPwd} />
             </button>
           </div>
@@ -178,7 +195,8 @@ export default function LoginPage() {
           </button>
           <div className="login-links">
             {t('auth:consent')} <Link to={product.privacyPath}>{t('auth:privacyLink')}</Link> ·{' '}
-            <Link to="/agreement">{t('auth:agreementLink')}</Link> · <Link to="/person">{t('auth:personLink')}</Link>
+            <Link to="/agreement">{t('auth:agreementLink')}</Link> ·{' '}
+            <Link to="/person">{t('auth:personLink')}</Link>
           </div>
           <div className="login-other">
             {(Object.keys(LOGIN_VARIANTS) as LoginVariant[])

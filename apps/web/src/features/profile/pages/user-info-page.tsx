@@ -18,7 +18,9 @@ export default function UserInfoPage() {
         <Descriptions.Item label={t('layout:profile.phone')}>{maskPhone(u.phone) || '—'}</Descriptions.Item>
         <Descriptions.Item label={t('layout:profile.mail')}>{u.mail ?? '—'}</Descriptions.Item>
         <Descriptions.Item label={t('layout:profile.org')}>{u.orgName ?? '—'}</Descriptions.Item>
-        <Descriptions.Item label={t('layout:profile.loginType')}>{t(`auth:loginType.${u.loginType}`)}</Descriptions.Item>
+        <Descriptions.Item label={t('layout:profile.loginType')}>
+          {t(`auth:loginType.${u.loginType}`)}
+        </Descriptions.Item>
         <Descriptions.Item label={t('layout:profile.role')}>{u.roleCode ?? '—'}</Descriptions.Item>
         <Descriptions.Item label={t('layout:profile.passwordChangedAt')}>
           {u.passwordChangedAt ? dayjs(u.passwordChangedAt).format('YYYY-MM-DD HH:mm') : '—'}

@@ -2,8 +2,10 @@ import { PROGRESS_TYPE, type LoginType, type ProgressItem, type ProgressType } f
 import { api } from '../../../lib/api-client';
 
 export const progressApi = {
-  list: (type: ProgressType) => api.postJson<ProgressItem[]>('/proProgressDisplay/list', { type }, { silent: true }),
-  markRead: (idList: number[]) => api.post<null>('/proProgressDisplay/updateIsReadByIdList', { idList: idList.join(',') }),
+  list: (type: ProgressType) =>
+    api.postJson<ProgressItem[]>('/proProgressDisplay/list', { type }, { silent: true }),
+  markRead: (idList: number[]) =>
+    api.post<null>('/proProgressDisplay/updateIsReadByIdList', { idList: idList.join(',') }),
   /** GET /rf/file/getUnUploadNum: count behind the ISF dot (site users, every 3 s) */
   unUploadNum: () => api.get<number>('/rf/file/getUnUploadNum', undefined, { silent: true }),
 };

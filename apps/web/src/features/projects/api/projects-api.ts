@@ -21,7 +21,13 @@ export interface Page<T> {
 }
 
 /** POST /pro/info/page: projects the user is a member of in the current environment (spec §7). */
-export const projectsPageQuery = (p: { pageNumber: number; pageSize: number; keyword: string; env: string; token: string | null }) =>
+export const projectsPageQuery = (p: {
+  pageNumber: number;
+  pageSize: number;
+  keyword: string;
+  env: string;
+  token: string | null;
+}) =>
   queryOptions({
     queryKey: ['projects', p.env, p.token, p.pageNumber, p.pageSize, p.keyword],
     queryFn: () =>

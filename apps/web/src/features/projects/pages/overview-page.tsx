@@ -77,7 +77,9 @@ export default function OverviewPage() {
                     <RightOutlined style={{ color: 'rgba(0,0,0,.25)', marginTop: 6 }} />
                   </Space>
                   <Space size={[4, 4]} wrap>
-                    <Tag color={STATUS_COLOR[p.status] ?? 'default'}>{t(`status.${p.status}`, { defaultValue: String(p.status) })}</Tag>
+                    <Tag color={STATUS_COLOR[p.status] ?? 'default'}>
+                      {t(`status.${p.status}`, { defaultValue: String(p.status) })}
+                    </Tag>
                     {p.scene ? <Tag>{t(`scene.${p.scene}`, { defaultValue: String(p.scene) })}</Tag> : null}
                     {p.role ? <Tag color="geekblue">{p.role}</Tag> : null}
                   </Space>

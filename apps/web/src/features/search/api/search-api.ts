@@ -18,7 +18,11 @@ export async function search(q: string): Promise<SearchHit[]> {
     return await api.get<SearchHit[]>('/search', { q }, { silent: true });
   } catch (e) {
     if (!(e instanceof ApiError) || e.code !== 404) throw e;
-    const page = await api.post<Page<ProjectRow>>('/pro/info/page', { pageNumber: 1, pageSize: 50, keyword: q }, { silent: true });
+    const page = await api.post<Page<ProjectRow>>(
+      '/pro/info/page',
+      { pageNumber: 1, pageSize: 50, keyword: q },
+      { silent: true },
+    );
     return page.content.map((p) => ({ kind: 'project', id: p.id, no: p.no, name: p.name }));
   }
 }
