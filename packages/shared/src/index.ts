@@ -13,3 +13,4 @@ export * from './roles.schema';
 export * from './users.schema';
 export * from './conditions';
 export * from './design.schema';
+export * from './center-apply.schema';
