@@ -4,6 +4,8 @@ import react from '@vitejs/plugin-react';
 // The app is served by the API server from apps/web/dist at '/', and can also be loaded as a micro-app by a
 // host page (see src/micro-app.ts); the base path inside a host is given at mount time, not at build time.
 export default defineConfig({
+  // where the built assets are served from; a host on another origin builds with WEB_PUBLIC_PATH=https://…/
+  base: process.env.WEB_PUBLIC_PATH ?? '/',
   plugins: [react()],
   define: {
     __APP_VERSION__: JSON.stringify(process.env.npm_package_version ?? '0.1.0'),
