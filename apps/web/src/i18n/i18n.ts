@@ -36,6 +36,8 @@ export const NAMESPACES = [
   'projects',
   'legal',
   'errors',
+  'crf',
+  'designer',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

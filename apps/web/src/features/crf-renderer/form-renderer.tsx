@@ -1,0 +1,151 @@
+import { useMemo, type ReactNode } from 'react';
+import { Col, Form, Row, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { isShown, type FieldComponent, type ItemValues, type TableComponent } from '@esource/shared';
+import { FieldControl } from './field-control';
+import { applyConditions, labelFor, shownVariables, type FieldError, type FieldErrors, type RenderableForm } from './renderer-logic';
+import './crf-renderer.css';
+
+export interface FormRendererProps {
+  definition: RenderableForm;
+  values: ItemValues;
+  /** the new values, with the items a display condition now hides already cleared */
+  onChange?: (values: ItemValues) => void;
+  /** errors to show, by variable (see validateForm / useCrfForm) */
+  errors?: FieldErrors;
+  /** the whole form is read-only */
+  readOnly?: boolean;
+  /** the reader's language; labels fall back to the primary label */
+  language?: string;
+}
+
+/**
+ * Renders an eCRF form definition (the designer's JSON) with antd inputs: the designer's preview and eCRF data
+ * entry use this very component. Controlled: `values` in, `onChange` out. Items whose display condition does
+ * not hold are not drawn, not validated, and their values are cleared on the next change.
+ */
+export function FormRenderer({ definition, values, onChange, errors = {}, readOnly, language }: FormRendererProps) {
+  const { t, i18n } = useTranslation('crf');
+  const lang = language ?? i18n.language;
+  const layout = definition.layout ?? 'vertical';
+  const labelWidth = definition.labelWidth ?? 120;
+  const shown = useMemo(() => shownVariables(definition.components, values), [definition.components, values]);
+
+  const setValue = (variable: string, value: unknown) => {
+    if (!onChange || readOnly) return;
+    const rest = Object.fromEntries(Object.entries(values).filter(([k]) => k !== variable));
+    onChange(applyConditions(definition.components, value === undefined ? rest : { ...rest, [variable]: value }));
+  };
+
+  const errorText = (e: FieldError | undefined): string | undefined => (e ? t(`error.${e.key}`, e.params) : undefined);
+
+  const fieldItem = (f: FieldComponent): ReactNode => {
+    if (!shown.has(f.variable) || f.hidden) return null;
+    const e = errors[f.variable];
+    return (
+      <Form.Item
+        key={f.variable}
+        data-testid={`crf-item-${f.variable}`}
+        label={labelFor(f, lang)}
+        required={Boolean(f.required)}
+        validateStatus={e ? 'error' : undefined}
+        help={errorText(e)}
+        className="crf-item"
+      >
+        <FieldControl
+          field={f}
+          value={values[f.variable]}
+          onChange={(v) => setValue(f.variable, v)}
+          language={lang}
+          readOnly={readOnly}
+          invalid={Boolean(e)}
+          ariaLabel={labelFor(f, lang)}
+        />
+      </Form.Item>
+    );
+  };
+
+  const tableItem = (tb: TableComponent): ReactNode => {
+    // a table whose condition does not hold hides with all its fields
+    if (!isShown(tb.displayCondition, values)) return null;
+    return (
+      <div key={tb.id} className="crf-table-wrap" data-testid={`crf-table-${tb.id}`}>
+        {tb.label ? <Typography.Text strong className="crf-table-title">{labelFor(tb, lang)}</Typography.Text> : null}
+        <table className="crf-table">
+          <tbody>
+            {Array.from({ length: tb.rows }, (_, r) => (
+              <tr key={r}>
+                {tb.cells
+                  .filter((c) => c.row === r)
+                  .sort((a, b) => a.col - b.col)
+                  .map((c) => {
+                    const f = c.component;
+                    const visible = f && shown.has(f.variable) && !f.hidden;
+                    const e = f ? errors[f.variable] : undefined;
+                    return (
+                      <td
+                        key={`${c.row}-${c.col}`}
+                        rowSpan={c.rowSpan > 1 ? c.rowSpan : undefined}
+                        colSpan={c.colSpan > 1 ? c.colSpan : undefined}
+                        data-testid={`crf-cell-${tb.id}-${c.row}-${c.col}`}
+                        className={f ? 'crf-cell-field' : 'crf-cell-text'}
+                      >
+                        {c.text ? <div className="crf-cell-label">{c.text}</div> : null}
+                        {f && visible ? (
+                          <div data-testid={`crf-item-${f.variable}`}>
+                            {f.required ? <span className="crf-required" aria-hidden>*</span> : null}
+                            <FieldControl
+                              field={f}
+                              value={values[f.variable]}
+                              onChange={(v) => setValue(f.variable, v)}
+                              language={lang}
+                              readOnly={readOnly}
+                              invalid={Boolean(e)}
+                              ariaLabel={labelFor(f, lang)}
+                            />
+                            {e ? <div className="crf-cell-error">{errorText(e)}</div> : null}
+                          </div>
+                        ) : null}
+                      </td>
+                    );
+                  })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    );
+  };
+
+  const items = definition.components.map((c) =>
+    c.type === 'table' ? { key: c.id, wide: true, node: tableItem(c) } : { key: c.id, wide: c.type === 'textarea', node: fieldItem(c) },
+  );
+  const horizontal = layout !== 'vertical';
+
+  return (
+    <Form
+      className={`crf-form crf-layout-${layout}`}
+      data-testid="crf-form"
+      layout={horizontal ? 'horizontal' : 'vertical'}
+      labelCol={horizontal ? { flex: `0 0 ${labelWidth}px` } : undefined}
+      wrapperCol={horizontal ? { flex: '1 1 0' } : undefined}
+      labelWrap
+      colon={false}
+      component="div"
+    >
+      {layout === 'grid' ? (
+        <Row gutter={24}>
+          {items
+            .filter((i) => i.node !== null)
+            .map((i) => (
+              <Col key={i.key} xs={24} md={i.wide ? 24 : 12}>
+                {i.node}
+              </Col>
+            ))}
+        </Row>
+      ) : (
+        items.map((i) => (i.node ? <div key={i.key}>{i.node}</div> : null))
+      )}
+    </Form>
+  );
+}
