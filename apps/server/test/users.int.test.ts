@@ -492,7 +492,7 @@ describe('Excel template, import and export', () => {
 
   it('refuses a file over 5 MB', async () => {
     const r = await upload(Buffer.alloc(5 * 1024 * 1024 + 10, 1), 'big.xlsx');
-    expect(r.status).toBe(413);
+    expect(r.status, JSON.stringify(r.body)).toBe(413);
     expect(r.body.errorCode).toBe('PAYLOAD_TOO_LARGE');
   });
 

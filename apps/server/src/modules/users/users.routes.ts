@@ -150,6 +150,8 @@ export function userRoutes({ database }: AppDeps): RouteSpec[] {
           if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError('PAYLOAD_TOO_LARGE');
           throw err;
         }
+        // the stream limit is the first guard; the size and truncation checks hold even when it was not applied
+        if (part.file.truncated || buf.length > USER_IMPORT_LIMITS.maxBytes) throw new AppError('PAYLOAD_TOO_LARGE');
         if (buf.length === 0) throw required();
         return users.importWorkbook(ctx, buf);
       },
