@@ -2,7 +2,6 @@ import { defineConfig } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import path from 'node:path';
 
 /**
  * Browser journeys in Debian's Chromium against the real server and a fresh embedded database.
@@ -19,7 +18,7 @@ function freePort(): string {
   ).trim();
 }
 process.env.E2E_PORT ??= freePort();
-process.env.E2E_DATA_DIR ??= mkdtempSync(path.join(tmpdir(), 'esource-e2e-'));
+process.env.E2E_DATA_DIR ??= mkdtempSync(`${tmpdir()}/esource-e2e-`);
 const port = process.env.E2E_PORT;
 const baseURL = process.env.E2E_BASE_URL ?? `http://127.0.0.1:${port}`;
 
