@@ -50,7 +50,7 @@ test.describe('route guard (spec §2)', () => {
     await page.goto(`/project/centerPtsList?proId=1&token=${s.token}&pageNumber=3`);
     await expect(page).toHaveURL(/\/project\/centerPtsList\?pageNumber=3$/);
     await expect(page.getByTestId('project-label')).toHaveText(/DEMO-001-/);
-    await expect(page.getByTestId('placeholder-page')).toHaveAttribute('data-route', 'centerPtsList');
+    await expect(page.getByTestId('page-area')).toHaveAttribute('data-route', 'centerPtsList');
   });
 
   test('uuid= enters the project by uuid and project type', async ({ page, request }) => {
@@ -110,7 +110,8 @@ test.describe('route guard (spec §2)', () => {
   test('routes are filtered by the user’s pms', async ({ page, request }) => {
     const s = await apiLogin(request, 'crc1', 3, 'site');
     await openLoggedIn(page, s, 'site', '/project/sickLoop?proId=1');
-    await expect(page.getByTestId('placeholder-page')).toHaveAttribute('data-route', 'sickLoop');
+    await expect(page.getByTestId('page-area')).toHaveAttribute('data-route', 'sickLoop');
+    await expect(page.getByTestId('forbidden')).toHaveCount(0);
     // a CRC has no reports permission: the page is refused, and not in the menu
     await page.goto('/project/reports');
     await expect(page.getByTestId('forbidden')).toBeVisible();

@@ -315,7 +315,7 @@ function AppLayout() {
                 </Typography.Title>
               </div>
             ) : null}
-            <div className="esource-page" ref={contentRef} data-testid="page-area">
+            <div className="esource-page" ref={contentRef} data-testid="page-area" data-route={route?.id ?? ''}>
               {page}
               <Watermark targetRef={contentRef} lines={lines} />
             </div>
