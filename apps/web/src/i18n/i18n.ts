@@ -36,6 +36,10 @@ export const NAMESPACES = [
   'projects',
   'legal',
   'errors',
+  'projectManage',
+  'sites',
+  'team',
+  'design',
   'crf',
   'designer',
 ] as const;

@@ -271,6 +271,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'projectManage',
     path: '/project/ProjectManage',
+    page: () => import('../features/project-manage/pages/project-manage-page'),
     anyOf: ['project:info:query'],
     menu: { icon: 'project' },
   }),
@@ -302,6 +303,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'centerList',
     path: '/project/centerList',
+    page: () => import('../features/sites/pages/sites-page'),
     anyOf: ['research:page:query'],
     menu: { icon: 'sites', group: 'subjects' },
   }),
@@ -567,8 +569,17 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'userManage',
     path: '/project/user-manage',
+    page: () => import('../features/team/pages/team-page'),
     anyOf: ['team:member:query'],
     menu: { icon: 'team', group: 'settings' },
+  }),
+  // visit plan and design versions (issue 4 §5); the form designer itself is /project/microCrfConfig
+  P({
+    id: 'design',
+    path: '/project/design',
+    page: () => import('../features/design/pages/design-page'),
+    anyOf: ['crf:form:query', 'project:version:query'],
+    menu: { icon: 'visits', group: 'settings' },
   }),
   P({
     id: 'ocrProConfig',

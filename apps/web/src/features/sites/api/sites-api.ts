@@ -1,0 +1,48 @@
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import type { MemberRow, OrgRow, SiteDetailRow } from '@esource/shared';
+import { api } from '../../../lib/api-client';
+
+interface Page<T> {
+  pageNumber: number;
+  pageSize: number;
+  totalCount: number;
+  content: T[];
+}
+
+export interface SiteBody {
+  orgId?: number;
+  siteNo: string;
+  name?: string;
+  piUserId?: number;
+  status?: number;
+}
+
+/** POST /pro/site/list: the open project's sites in the current environment that the caller may see. */
+export const sitesQuery = (env: string, projectId: number | null) =>
+  queryOptions({
+    queryKey: ['sites', env, projectId],
+    queryFn: () => api.post<SiteDetailRow[]>('/pro/site/list'),
+    enabled: projectId !== null,
+  });
+
+/** POST /org/info/page: organisations for the picker (searched by name or code). */
+export const orgPickerQuery = (keyword: string) =>
+  queryOptions({
+    queryKey: ['orgs', 'picker', keyword],
+    queryFn: () =>
+      api.post<Page<OrgRow>>('/org/info/page', { pageNumber: 1, pageSize: 50, keyword: keyword || undefined }),
+    placeholderData: keepPreviousData,
+  });
+
+/** Enabled team members of this environment: who may be principal investigator. */
+export const piCandidatesQuery = (env: string, projectId: number | null, enabled: boolean) =>
+  queryOptions({
+    queryKey: ['sites', 'pi-candidates', env, projectId],
+    queryFn: () => api.post<Page<MemberRow>>('/pro/user/page', { pageNumber: 1, pageSize: 200, status: 1 }),
+    enabled: enabled && projectId !== null,
+  });
+
+export const sitesApi = {
+  add: (b: SiteBody) => api.post<SiteDetailRow>('/pro/site/add', { ...b }, { silent: true }),
+  update: (b: SiteBody & { id: number }) => api.post<SiteDetailRow>('/pro/site/update', { ...b }, { silent: true }),
+};
