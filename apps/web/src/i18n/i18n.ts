@@ -42,6 +42,10 @@ export const NAMESPACES = [
   'design',
   'crf',
   'designer',
+  'users',
+  'roles',
+  'orgs',
+  'audit',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

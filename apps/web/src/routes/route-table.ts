@@ -207,12 +207,13 @@ export const ROUTES: readonly AppRoute[] = [
   ).map(([id, path, icon, pm]): AppRoute => ({
     id,
     path,
-    page: placeholder,
-    placeholder: true,
+    page: id === 'userSys' ? () => import('../features/users/pages/user-sys-page') : placeholder,
+    placeholder: id !== 'userSys',
     shell: true,
     sideBar: true,
     module: 2,
-    anyOf: [pm],
+    // spec §2: module 2 opens with either permission; the page shows the tabs the user may see
+    anyOf: id === 'userSys' ? ['system:user:query', 'system:role:query'] : [pm],
     menu: { icon },
   })),
 
@@ -226,12 +227,13 @@ export const ROUTES: readonly AppRoute[] = [
   ).map(([id, path, icon, pm]): AppRoute => ({
     id,
     path,
-    page: placeholder,
-    placeholder: true,
+    page: id === 'auditTrack' ? () => import('../features/audit/pages/audit-track-page') : placeholder,
+    placeholder: id !== 'auditTrack',
     shell: true,
     sideBar: true,
     module: 6,
-    anyOf: [pm],
+    // spec §2: module 6 opens with audit access or the supervise-log query permission
+    anyOf: id === 'auditTrack' ? ['syslog:audit-track:query', 'syslog:audit-supervise-log:query'] : [pm],
     menu: { icon },
   })),
 
@@ -555,6 +557,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'auditLogs',
     path: '/project/auditLogs',
+    page: () => import('../features/audit/pages/project-audit-logs-page'),
     anyOf: ['syslog:audit-supervise-log:query'],
     loginTypes: [2],
     menu: { icon: 'audit', group: 'reports' },

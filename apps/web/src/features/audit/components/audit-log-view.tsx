@@ -1,0 +1,256 @@
+import { useMemo, useState } from 'react';
+import { App, Button, DatePicker, Empty, Form, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import type { TableProps } from 'antd';
+import { ExportOutlined, SearchOutlined } from '@ant-design/icons';
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import dayjs, { type Dayjs } from 'dayjs';
+import { LIMITS, type AuditLogRow } from '@esource/shared';
+import {
+  auditApi,
+  auditEventsQuery,
+  auditPageQuery,
+  saveBlob,
+  type AuditFilters,
+  type AuditSource,
+} from '../api/audit-api';
+import { dateRangeProblem, rangeBounds } from '../lib/date-range';
+
+interface FilterValues {
+  action?: string;
+  userId?: number;
+  start?: Dayjs | null;
+  end?: Dayjs | null;
+}
+
+const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** A long audit value: one or two lines, the whole text in a tooltip. */
+function Value({ v }: { v: string | null }) {
+  if (v === null || v === '') return <Typography.Text type="secondary">—</Typography.Text>;
+  return (
+    <Typography.Paragraph ellipsis={{ rows: 2, tooltip: v }} style={{ marginBottom: 0, wordBreak: 'break-all' }}>
+      {v}
+    </Typography.Paragraph>
+  );
+}
+
+/**
+ * An audit trail (spec §2 module 6, /project/auditLogs; issue 4 §7): event, user and date-range filters (≤ 90
+ * days, start not after end), paging, and an Excel export of the same filters. Times show in the viewer's zone.
+ */
+export function AuditLogView({
+  source,
+  scope,
+  canExport,
+  canPickUser,
+  testId,
+}: {
+  source: AuditSource;
+  /** part of the cache key: the project or environment the trail belongs to */
+  scope: string;
+  canExport: boolean;
+  canPickUser: boolean;
+  testId: string;
+}) {
+  const { t, i18n } = useTranslation('audit');
+  const { message } = App.useApp();
+  const [form] = Form.useForm<FilterValues>();
+  const [filters, setFilters] = useState<AuditFilters>({});
+  const [page, setPage] = useState<number>(LIMITS.firstPage);
+  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const [userKw, setUserKw] = useState('');
+  const [exporting, setExporting] = useState(false);
+  const login = source.key === 'login';
+
+  const q = useQuery(auditPageQuery(source, { ...filters, pageNumber: page, pageSize }, `${scope}:${i18n.language}`));
+  const events = useQuery(auditEventsQuery(i18n.language, !login));
+  const users = useQuery({
+    queryKey: ['audit', 'users', userKw],
+    queryFn: () => auditApi.users(userKw),
+    enabled: canPickUser,
+    retry: false,
+    staleTime: 10_000,
+  });
+  const eventLabel = useMemo(() => new Map((events.data ?? []).map((e) => [e.value, e.label])), [events.data]);
+  const labelOf = (action: string) =>
+    eventLabel.get(action) ?? t(`loginEvents.${action}`, { defaultValue: action });
+
+  const search = (v: FilterValues) => {
+    setFilters({ action: v.action, userId: v.userId, ...rangeBounds(v.start, v.end) });
+    setPage(LIMITS.firstPage);
+  };
+
+  const doExport = () => {
+    setExporting(true);
+    auditApi
+      .export(source, filters)
+      .then((b) => {
+        saveBlob(b, `${t(`fileName.${source.key}`)}-${dayjs().format('YYYYMMDD-HHmm')}.xlsx`);
+        void message.success(t('exported'));
+      })
+      .catch(() => undefined)
+      .finally(() => setExporting(false));
+  };
+
+  const rangeRule = (which: 'start' | 'end') => ({
+    validator: () => {
+      const p = dateRangeProblem(form.getFieldValue('start') as Dayjs | null, form.getFieldValue('end') as Dayjs | null);
+      if (!p) return Promise.resolve();
+      // the start carries "start after end", the end carries "more than 90 days"
+      if ((p === 'startAfterEnd') !== (which === 'start')) return Promise.resolve();
+      return Promise.reject(new Error(t(`validation.${p}`, { days: LIMITS.dateSpanDays })));
+    },
+  });
+
+  const columns: TableProps<AuditLogRow>['columns'] = [
+    {
+      title: (
+        <Tooltip title={t('timeZoneHint', { zone })}>
+          <span>{t('cols.time')}</span>
+        </Tooltip>
+      ),
+      dataIndex: 'createTime',
+      width: 170,
+      render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm:ss'),
+    },
+    { title: t('cols.user'), dataIndex: 'userName', width: 140, ellipsis: true, render: (v: string | null) => v ?? '—' },
+    { title: t('cols.env'), dataIndex: 'env', width: 70, render: (v: string | null) => (v ? <Tag>{v}</Tag> : '—') },
+    {
+      title: t('cols.event'),
+      dataIndex: 'action',
+      width: 170,
+      render: (v: string) => (
+        <Tooltip title={v}>
+          <span>{labelOf(v)}</span>
+        </Tooltip>
+      ),
+    },
+    ...(login
+      ? [
+          { title: t('cols.ip'), dataIndex: 'ip', width: 140, render: (v: string | null) => v ?? '—' },
+          {
+            title: t('cols.detail'),
+            key: 'detail',
+            render: (_: unknown, r: AuditLogRow) => <Value v={[r.field, r.newValue].filter(Boolean).join(': ') || null} />,
+          },
+        ]
+      : [
+          {
+            title: t('cols.entity'),
+            dataIndex: 'entity',
+            width: 150,
+            render: (v: string, r: AuditLogRow) => (
+              <span>
+                {t(`entities.${v}`, { defaultValue: v })}
+                {r.entityId ? <Typography.Text type="secondary"> #{r.entityId}</Typography.Text> : null}
+              </span>
+            ),
+          },
+          {
+            title: t('cols.field'),
+            dataIndex: 'field',
+            width: 140,
+            render: (v: string | null) => (v ? t(`fieldNames.${v}`, { defaultValue: v }) : '—'),
+          },
+          { title: t('cols.oldValue'), dataIndex: 'oldValue', width: 220, render: (v: string | null) => <Value v={v} /> },
+          { title: t('cols.newValue'), dataIndex: 'newValue', width: 220, render: (v: string | null) => <Value v={v} /> },
+        ]),
+    { title: t('cols.reason'), dataIndex: 'reason', width: 180, render: (v: string | null) => <Value v={v} /> },
+  ];
+
+  const filtered = Boolean(filters.action || filters.userId || filters.startTime || filters.endTime);
+
+  return (
+    <div data-testid={testId}>
+      <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'flex-start', gap: 8, flexWrap: 'wrap', marginBottom: 8 }}>
+        <Form form={form} layout="inline" onFinish={search} style={{ rowGap: 8 }} data-testid="audit-filters">
+          {!login && (events.data?.length ?? 0) > 0 ? (
+            <Form.Item name="action">
+              <Select
+                allowClear
+                showSearch={{ optionFilterProp: 'label' }}
+                placeholder={t('filters.event')}
+                style={{ width: 200 }}
+                options={events.data}
+                data-testid="audit-event"
+              />
+            </Form.Item>
+          ) : null}
+          {canPickUser ? (
+            <Form.Item name="userId">
+              <Select
+                allowClear
+                showSearch={{ filterOption: false, onSearch: setUserKw }}
+                placeholder={t('filters.user')}
+                style={{ width: 200 }}
+                loading={users.isFetching}
+                options={(users.data ?? []).map((u) => ({ value: u.id, label: `${u.name} (${u.account})` }))}
+                data-testid="audit-user"
+              />
+            </Form.Item>
+          ) : null}
+          <Form.Item name="start" rules={[rangeRule('start')]} dependencies={['end']}>
+            <DatePicker placeholder={t('filters.start')} data-testid="audit-start" />
+          </Form.Item>
+          <Form.Item name="end" rules={[rangeRule('end')]} dependencies={['start']}>
+            <DatePicker placeholder={t('filters.end')} data-testid="audit-end" />
+          </Form.Item>
+          <Form.Item>
+            <Space>
+              <Button type="primary" htmlType="submit" icon={<SearchOutlined />} data-testid="audit-search">
+                {t('search')}
+              </Button>
+              <Button
+                onClick={() => {
+                  form.resetFields();
+                  search({});
+                }}
+              >
+                {t('reset')}
+              </Button>
+            </Space>
+          </Form.Item>
+        </Form>
+        {canExport ? (
+          <Button icon={<ExportOutlined />} loading={exporting} onClick={doExport} data-testid="audit-export">
+            {t('export')}
+          </Button>
+        ) : null}
+      </div>
+      {q.isError && !q.data ? (
+        <Result
+          status="error"
+          title={t('loadFailed')}
+          subTitle={q.error.message}
+          extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
+        />
+      ) : (
+        <Table<AuditLogRow>
+          rowKey="id"
+          size="small"
+          loading={q.isFetching}
+          dataSource={q.data?.content ?? []}
+          columns={columns}
+          scroll={{ x: login ? 1000 : 1500 }}
+          locale={{
+            emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={filtered ? t('noMatch') : t('empty')} />,
+          }}
+          pagination={{
+            current: page,
+            pageSize,
+            total: q.data?.totalCount ?? 0,
+            showSizeChanger: true,
+            pageSizeOptions: LIMITS.pageSizes.map(String),
+            showTotal: (n) => t('total', { count: n }),
+            onChange: (p, s) => {
+              setPage(s !== pageSize ? 1 : p);
+              setPageSize(s);
+            },
+          }}
+          data-testid="audit-table"
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,1 @@
+export { OrgsTab } from './components/orgs-tab';

@@ -1,0 +1,2 @@
+export { RolesTab } from './components/roles-tab';
+export { GroupsTab } from './components/groups-tab';

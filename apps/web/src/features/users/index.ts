@@ -1,0 +1,1 @@
+export { UsersTab } from './components/users-tab';

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseImportProblems, userFieldProblem } from './user-rules';
+
+describe('user form rules (spec §5)', () => {
+  it('checks the account: required, ≤ 50, allowed characters', () => {
+    expect(userFieldProblem.account('')).toBe('validation.accountRequired');
+    expect(userFieldProblem.account('a'.repeat(51))).toBe('validation.accountMax');
+    expect(userFieldProblem.account('has space')).toBe('validation.account');
+    expect(userFieldProblem.account('li.na_01@x-y')).toBeNull();
+  });
+  it('checks phone, mail and ID number with the shared validators', () => {
+    expect(userFieldProblem.phone('')).toBe('validation.phoneRequired');
+    expect(userFieldProblem.phone('12345678901')).toBe('validation.phone');
+    expect(userFieldProblem.phone('13912345678')).toBeNull();
+    expect(userFieldProblem.mail('')).toBeNull();
+    expect(userFieldProblem.mail('not-mail')).toBe('validation.mail');
+    expect(userFieldProblem.mail('a@b.cn')).toBeNull();
+    expect(userFieldProblem.idNumber('')).toBeNull();
+    expect(userFieldProblem.idNumber('1234')).toBe('validation.idNumber_format');
+    expect(userFieldProblem.idNumber('110101199002301234')).toBe('validation.idNumber_birthDate');
+    expect(userFieldProblem.idNumber('11010519491231002X')).toBeNull();
+    expect(userFieldProblem.idNumber('110105194912310021')).toBe('validation.idNumber_checksum');
+  });
+  it('splits the import problems into row, field and message, by row', () => {
+    expect(
+      parseImportProblems([
+        { field: 'row 4: phone', message: 'bad phone' },
+        { field: 'row 2: account', message: 'taken' },
+        { field: 'row 2: orgName', message: 'no such organisation' },
+        { field: 'file', message: 'not an xlsx' },
+      ]),
+    ).toEqual([
+      { row: null, field: 'file', message: 'not an xlsx' },
+      { row: 2, field: 'account', message: 'taken' },
+      { row: 2, field: 'orgName', message: 'no such organisation' },
+      { row: 4, field: 'phone', message: 'bad phone' },
+    ]);
+  });
+});
