@@ -18,7 +18,7 @@ const connections = Number(process.env.CONNECTIONS ?? 32);
 
 function run(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon(opts, (err, res) => (err ? reject(err) : resolve(res)));
+    void autocannon(opts, (err: Error | null, res: autocannon.Result) => (err ? reject(err) : resolve(res)));
   });
 }
 
