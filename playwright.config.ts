@@ -19,15 +19,21 @@ function freePort(): string {
 }
 process.env.E2E_PORT ??= freePort();
 process.env.E2E_DATA_DIR ??= mkdtempSync(`${tmpdir()}/esource-e2e-`);
+process.env.E2E_WEB_DIST ??= mkdtempSync(`${tmpdir()}/esource-e2e-web-`);
+// each run its own output folder: several sessions may run journeys on this machine at once
+process.env.E2E_OUTPUT_DIR ??= `test-results/run-${Date.now()}-${process.pid}`;
 const port = process.env.E2E_PORT;
 const baseURL = process.env.E2E_BASE_URL ?? `http://127.0.0.1:${port}`;
 
 const server = existsSync('scripts/start.mjs') ? 'node scripts/start.mjs' : 'npx tsx apps/server/src/main.ts';
-const build = process.env.E2E_SKIP_BUILD === '1' ? '' : 'npm run build -w apps/web --silent && ';
+// the web app is built into this run's own folder (other runs on this machine may rebuild apps/web/dist)
+const webDist = process.env.E2E_WEB_DIST;
+const build =
+  process.env.E2E_SKIP_BUILD === '1' ? '' : `npm run build -w apps/web --silent -- --outDir ${webDist} --emptyOutDir && `;
 
 export default defineConfig({
   testDir: 'e2e',
-  outputDir: 'test-results',
+  outputDir: process.env.E2E_OUTPUT_DIR,
   timeout: 60_000,
   expect: { timeout: 10_000 },
   // one server, one database: journeys change shared state (passwords, sessions), so run them in order
@@ -68,6 +74,8 @@ export default defineConfig({
           PORT: port,
           HOST: '127.0.0.1',
           DATA_DIR: process.env.E2E_DATA_DIR,
+          WEB_DIST: process.env.E2E_SKIP_BUILD === '1' ? (process.env.WEB_DIST ?? 'apps/web/dist') : webDist,
+          SKIP_WEB_BUILD: '1',
           ESOURCE_TEST_HOOKS: '1',
           LOG_LEVEL: 'warn',
         },

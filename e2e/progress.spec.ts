@@ -76,3 +76,27 @@ test('groups: all success, all error', async ({ page, request }) => {
     timeout: 15_000,
   });
 });
+
+test('site users poll the ISF not-uploaded count every 3 s; centre users do not', async ({ page, request }) => {
+  const s = await apiLogin(request, 'crc1', 3, 'site');
+  const polls: number[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/api/rf/file/getUnUploadNum')) polls.push(Date.now());
+  });
+  await openLoggedIn(page, s, 'site', '/project/sickLoop?proId=1');
+  await expect(page.getByTestId('app-shell')).toBeVisible();
+  await expect.poll(() => polls.length, { timeout: 12_000 }).toBeGreaterThanOrEqual(3);
+  const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
+  for (const g of gaps) expect(g).toBeGreaterThan(2_500);
+
+  const dm = await apiLogin(request, 'dm', 1, 'main');
+  const page2 = await page.context().newPage();
+  let centrePolls = 0;
+  page2.on('request', (r) => {
+    if (r.url().includes('/api/rf/file/getUnUploadNum')) centrePolls++;
+  });
+  await openLoggedIn(page2, dm, 'main', '/project/ProjectManage?proId=1');
+  await expect(page2.getByTestId('app-shell')).toBeVisible();
+  await page2.waitForTimeout(4_000);
+  expect(centrePolls).toBe(0);
+});
