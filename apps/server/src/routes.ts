@@ -14,6 +14,7 @@ import { orgRoutes } from './modules/orgs/orgs.routes';
 import { roleRoutes } from './modules/roles/roles.routes';
 import { teamRoutes } from './modules/team/team.routes';
 import { designRoutes } from './modules/design/design.routes';
+import { subjectRoutes } from './modules/subjects/subjects.routes';
 import { centerApplyRoutes } from './modules/center-apply/center-apply.routes';
 import { selfTestRoutes } from './modules/jobs/self-test.job';
 import { userRoutes } from './modules/users/users.routes';
@@ -30,6 +31,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...teamRoutes(deps),
     ...designRoutes(deps),
     ...centerApplyRoutes(deps),
+    ...subjectRoutes(deps),
     ...auditRoutes(deps),
     ...tracingRoutes(deps),
     ...searchRoutes(deps),

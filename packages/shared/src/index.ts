@@ -14,3 +14,4 @@ export * from './users.schema';
 export * from './conditions';
 export * from './design.schema';
 export * from './center-apply.schema';
+export * from './subjects.schema';

@@ -9,6 +9,7 @@ import {
   bigserial,
   boolean,
   check,
+  date,
   index,
   integer,
   jsonb,
@@ -406,6 +407,46 @@ export const visitForms = pgTable(
     sortOrder: integer('sort_order').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.visitId, t.formId] })],
+);
+
+/**
+ * A subject (patient) of a project at a site, per environment. Status 0 = in the recycle bin (statusBeforeDelete
+ * remembers where to restore to). Identifiers are what source systems match on (spec §3).
+ */
+export const subjects = pgTable(
+  'subjects',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    ptsNo: varchar('pts_no', { length: 30 }).notNull(),
+    status: integer('status').notNull(),
+    statusReason: varchar('status_reason', { length: 500 }),
+    statusBeforeDelete: integer('status_before_delete'),
+    designVersionId: integer('design_version_id').references(() => designVersions.id),
+    firstVisitDate: date('first_visit_date', { mode: 'string' }).notNull(),
+    initials: varchar('initials', { length: 10 }),
+    medicalRecordId: varchar('medical_record_id', { length: 40 }),
+    inpatientId: varchar('inpatient_id', { length: 40 }),
+    outpatientId: varchar('outpatient_id', { length: 40 }),
+    idCard: varchar('id_card', { length: 18 }),
+    version: integer('version').notNull().default(1),
+    createdBy: integer('created_by').references(() => users.id),
+    deletedAt: ts('deleted_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('subjects_env_project_no').on(t.env, t.projectId, t.ptsNo),
+    index('subjects_list').on(t.projectId, t.env, t.siteId, t.status),
+    index('subjects_mrn').on(t.projectId, t.env, t.medicalRecordId),
+    check('subjects_status', sql`${t.status} between 0 and 8`),
+  ],
 );
 
 /** A hospital's application to join a project as a site (Center Application module, PRO only). */

@@ -28,6 +28,8 @@ export const DEMO_PROJECT_NO = 'DEMO-001';
 
 const byModule = (...modules: string[]) => ALL_PERMISSIONS.filter((p) => modules.includes(p.split(':')[0]!));
 const queries = (...modules: string[]) => byModule(...modules).filter((p) => /:(query|export)$/.test(p));
+/** Direct identifiers in full are for site staff only; central and monitoring roles see them masked. */
+const noIdentifiers = (pms: Permission[]) => pms.filter((p) => p !== 'patient:identifier:query');
 
 interface RoleSeed {
   code: string;
@@ -63,9 +65,11 @@ export const DEMO_ROLES: RoleSeed[] = [
     kind: 'project',
     isDm: true,
     envs: ['DEV', 'UAT', 'PRO'],
-    pms: byModule(
-      'project', 'research', 'team', 'patient', 'padoc', 'crf', 'source', 'message', 'doubt', 'verification',
-      'clinical', 'prolog', 'report', 'isf', 'edc',
+    pms: noIdentifiers(
+      byModule(
+        'project', 'research', 'team', 'patient', 'padoc', 'crf', 'source', 'message', 'doubt', 'verification',
+        'clinical', 'prolog', 'report', 'isf', 'edc',
+      ),
     ),
   },
   {
@@ -75,7 +79,7 @@ export const DEMO_ROLES: RoleSeed[] = [
     kind: 'project',
     envs: ['UAT', 'PRO'],
     pms: [
-      ...queries('project', 'research', 'team', 'patient', 'padoc', 'crf', 'source', 'message', 'doubt', 'verification', 'prolog', 'report', 'isf'),
+      ...noIdentifiers(queries('project', 'research', 'team', 'patient', 'padoc', 'crf', 'source', 'message', 'doubt', 'verification', 'prolog', 'report', 'isf')),
       'doubt:querying:add',
       'doubt:querying:close',
       'verification:sdv:check',

@@ -1,0 +1,281 @@
+/**
+ * Subjects: enrolment at a site, identifiers (shown masked to roles without patient:identifier:query; reads in
+ * full are audited), status transitions from the shared table (a reason where required), and the recycle bin
+ * (status 0; restore returns the status it had). A site user reaches only their sites' subjects.
+ */
+import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import {
+  REASON_REQUIRED_STATUSES,
+  SUBJECT_STATUS,
+  canTransition,
+  maskIdentifier,
+  type SubjectRow,
+} from '@esource/shared';
+import type { z } from 'zod';
+import type { subjectCreate, subjectListRequest, subjectUpdate } from '@esource/shared';
+import type { Db, Tx } from '../../db/client';
+import { designVersions, organizations, sites, subjects } from '../../db/schema';
+import { AppError } from '../../lib/errors';
+import type { ProjectScopedContext } from '../../lib/context';
+import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
+import { translator } from '../../lib/i18n';
+
+type Subject = typeof subjects.$inferSelect;
+const AUDITED = ['siteId', 'ptsNo', 'firstVisitDate', 'initials', 'medicalRecordId', 'inpatientId', 'outpatientId', 'idCard'] as const;
+const likeOf = (kw: string) => `%${kw.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export class SubjectsService {
+  constructor(private readonly db: Db) {}
+
+  /** Rows the caller may see: this project and environment, and only their sites. */
+  scope(ctx: ProjectScopedContext): SQL {
+    const sitesOk = ctx.project.siteIds === null ? undefined : inArray(subjects.siteId, ctx.project.siteIds.length ? ctx.project.siteIds : [-1]);
+    return and(eq(subjects.projectId, ctx.project.id), eq(subjects.env, ctx.env), sitesOk, ctx.siteId !== null ? eq(subjects.siteId, ctx.siteId) : undefined)!;
+  }
+
+  private seesIdentifiers(ctx: ProjectScopedContext): boolean {
+    return ctx.pms.has('patient:identifier:query');
+  }
+
+  async toRows(db: Db | Tx, ctx: ProjectScopedContext, list: Subject[]): Promise<SubjectRow[]> {
+    if (list.length === 0) return [];
+    const ss = await db
+      .select({ id: sites.id, siteNo: sites.siteNo, name: sites.name, orgId: sites.orgId, orgCode: organizations.code })
+      .from(sites)
+      .innerJoin(organizations, eq(organizations.id, sites.orgId))
+      .where(inArray(sites.id, [...new Set(list.map((s) => s.siteId))]));
+    const full = this.seesIdentifiers(ctx);
+    const m = (v: string | null) => (full ? v : maskIdentifier(v));
+    return list.map((s) => {
+      const site = ss.find((x) => x.id === s.siteId)!;
+      return {
+        ptsId: s.id,
+        ptsNo: s.ptsNo,
+        designVersionId: s.designVersionId,
+        orgId: site.orgId,
+        orgNo: site.orgCode,
+        siteName: site.name,
+        siteId: s.siteId,
+        status: s.status,
+        statusReason: s.statusReason,
+        initials: s.initials,
+        firstVisitDate: s.firstVisitDate,
+        medicalRecordId: m(s.medicalRecordId),
+        inpatientId: m(s.inpatientId),
+        outpatientId: m(s.outpatientId),
+        idCard: m(s.idCard),
+        identifiersMasked: !full,
+        version: s.version,
+        createTime: s.createdAt.toISOString(),
+        updateTime: s.updatedAt.toISOString(),
+        deleteTime: s.deletedAt?.toISOString() ?? null,
+      };
+    });
+  }
+
+  async page(ctx: ProjectScopedContext, q: z.output<typeof subjectListRequest>, recycleBin: boolean) {
+    const idLike = q.identifier ? likeOf(q.identifier) : null;
+    const where = and(
+      this.scope(ctx),
+      recycleBin ? eq(subjects.status, SUBJECT_STATUS.deleted) : sql`${subjects.status} <> 0`,
+      q.status !== undefined && !recycleBin ? eq(subjects.status, q.status) : undefined,
+      q.siteId ? eq(subjects.siteId, q.siteId) : undefined,
+      q.keyword ? or(ilike(subjects.ptsNo, likeOf(q.keyword)), ilike(subjects.initials, likeOf(q.keyword))) : undefined,
+      // identifiers are searched in full only by whoever may see them
+      idLike && this.seesIdentifiers(ctx)
+        ? or(ilike(subjects.medicalRecordId, idLike), ilike(subjects.inpatientId, idLike), ilike(subjects.outpatientId, idLike), ilike(subjects.idCard, idLike))
+        : undefined,
+      q.startDate ? gte(subjects.firstVisitDate, q.startDate) : undefined,
+      q.endDate ? lte(subjects.firstVisitDate, q.endDate) : undefined,
+    );
+    const sortCol = {
+      ptsNo: subjects.ptsNo,
+      status: subjects.status,
+      firstVisitDate: subjects.firstVisitDate,
+      createTime: subjects.createdAt,
+      siteName: subjects.siteId,
+    }[q.sortField];
+    const [total] = await this.db.select({ n: count() }).from(subjects).where(where);
+    const list = await this.db
+      .select()
+      .from(subjects)
+      .where(where)
+      .orderBy(q.sortOrder === 'desc' ? desc(sortCol) : asc(sortCol), asc(subjects.id))
+      .limit(q.pageSize)
+      .offset((q.pageNumber - 1) * q.pageSize);
+    return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total?.n ?? 0, content: await this.toRows(this.db, ctx, list) };
+  }
+
+  async find(db: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<Subject> {
+    const [s] = await db.select().from(subjects).where(and(eq(subjects.id, id), this.scope(ctx)));
+    if (!s) throw new AppError('NOT_FOUND', { entity: 'subject' });
+    return s;
+  }
+
+  /** One subject; reading identifiers in full is audited (identifiable data). */
+  async read(ctx: ProjectScopedContext, id: number): Promise<SubjectRow> {
+    return this.db.transaction(async (tx) => {
+      const s = await this.find(tx, ctx, id);
+      if (this.seesIdentifiers(ctx) && (s.idCard || s.medicalRecordId || s.inpatientId || s.outpatientId)) {
+        await recordAudit(tx, actorOf(ctx), [
+          { action: 'subject.read', entity: 'subject', entityId: s.id, projectId: ctx.project.id, siteId: s.siteId, subjectId: s.id },
+        ]);
+      }
+      return (await this.toRows(tx, ctx, [s]))[0]!;
+    });
+  }
+
+  private async siteOf(tx: Tx, ctx: ProjectScopedContext, siteId: number) {
+    if (ctx.project.siteIds !== null && !ctx.project.siteIds.includes(siteId)) throw new AppError('SITE_FORBIDDEN');
+    const [site] = await tx.select().from(sites).where(and(eq(sites.id, siteId), eq(sites.projectId, ctx.project.id), eq(sites.env, ctx.env)));
+    if (!site || site.status !== 1) throw new AppError('INVALID_REFERENCE', { field: 'siteId' });
+    return site;
+  }
+
+  private async assertNoFree(tx: Tx, ctx: ProjectScopedContext, ptsNo: string, exceptId: number | null) {
+    const [dup] = await tx
+      .select({ id: subjects.id })
+      .from(subjects)
+      .where(and(eq(subjects.projectId, ctx.project.id), eq(subjects.env, ctx.env), sql`lower(${subjects.ptsNo}) = lower(${ptsNo})`));
+    if (dup && dup.id !== exceptId) throw new AppError('DUPLICATE', { field: 'ptsNo', value: ptsNo });
+  }
+
+  /** The version in force in this environment: the newest published to it (DEV: the newest). */
+  private async versionInForce(tx: Tx, ctx: ProjectScopedContext): Promise<number | null> {
+    const [v] = await tx
+      .select({ id: designVersions.id })
+      .from(designVersions)
+      .where(and(eq(designVersions.projectId, ctx.project.id), ctx.env === 'DEV' ? undefined : sql`${ctx.env} = any(${designVersions.publishedEnvs})`))
+      .orderBy(desc(designVersions.versionNo))
+      .limit(1);
+    return v?.id ?? null;
+  }
+
+  async create(ctx: ProjectScopedContext, input: z.output<typeof subjectCreate>, tx0?: Tx): Promise<SubjectRow> {
+    const run = async (tx: Tx) => {
+      const site = await this.siteOf(tx, ctx, input.siteId);
+      let ptsNo = input.ptsNo;
+      if (!ptsNo) {
+        // <siteNo>-<NNN>: the next number at that site; the advisory lock keeps two enrolments apart
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`pts:${ctx.env}:${site.id}`}))`);
+        const [n] = await tx.select({ n: count() }).from(subjects).where(and(eq(subjects.siteId, site.id), eq(subjects.env, ctx.env)));
+        ptsNo = `${site.siteNo}-${String((n?.n ?? 0) + 1).padStart(3, '0')}`;
+      }
+      await this.assertNoFree(tx, ctx, ptsNo, null);
+      const [s] = await tx
+        .insert(subjects)
+        .values({
+          env: ctx.env,
+          projectId: ctx.project.id,
+          siteId: site.id,
+          ptsNo,
+          status: input.status,
+          designVersionId: await this.versionInForce(tx, ctx),
+          firstVisitDate: input.firstVisitDate,
+          initials: input.initials ?? null,
+          medicalRecordId: input.medicalRecordId ?? null,
+          inpatientId: input.inpatientId ?? null,
+          outpatientId: input.outpatientId ?? null,
+          idCard: input.idCard ?? null,
+          createdBy: ctx.user.id,
+        })
+        .returning();
+      const base = { action: 'subject.add', entity: 'subject', entityId: s!.id, projectId: ctx.project.id, siteId: s!.siteId, subjectId: s!.id };
+      await recordAudit(tx, actorOf(ctx), [...diffEntries(base, null, s!, AUDITED), { ...base, field: 'status', newValue: s!.status }]);
+      return (await this.toRows(tx, ctx, [s!]))[0]!;
+    };
+    return tx0 ? run(tx0) : this.db.transaction(run);
+  }
+
+  async update(ctx: ProjectScopedContext, input: z.output<typeof subjectUpdate>): Promise<SubjectRow> {
+    return this.db.transaction(async (tx) => {
+      const before = await this.find(tx, ctx, input.ptsId);
+      if (before.status === SUBJECT_STATUS.deleted) throw new AppError('SUBJECT_DELETED');
+      if (before.version !== input.version) throw new AppError('STALE_WRITE', { user: '?', time: before.updatedAt.toISOString() });
+      if (input.siteId !== before.siteId) await this.siteOf(tx, ctx, input.siteId);
+      const next = {
+        siteId: input.siteId,
+        firstVisitDate: input.firstVisitDate,
+        initials: input.initials ?? null,
+        medicalRecordId: input.medicalRecordId ?? null,
+        inpatientId: input.inpatientId ?? null,
+        outpatientId: input.outpatientId ?? null,
+        idCard: input.idCard ?? null,
+      };
+      const [after] = await tx
+        .update(subjects)
+        .set({ ...next, version: before.version + 1, updatedAt: new Date() })
+        .where(and(eq(subjects.id, before.id), eq(subjects.version, input.version)))
+        .returning();
+      if (!after) throw new AppError('STALE_WRITE', { user: '?', time: before.updatedAt.toISOString() });
+      await recordAudit(
+        tx,
+        actorOf(ctx),
+        diffEntries(
+          { action: 'subject.update', entity: 'subject', entityId: before.id, projectId: ctx.project.id, siteId: after.siteId, subjectId: before.id, reason: input.reason ?? null },
+          before,
+          after,
+          AUDITED,
+        ),
+      );
+      return (await this.toRows(tx, ctx, [after]))[0]!;
+    });
+  }
+
+  async setStatus(ctx: ProjectScopedContext, id: number, version: number, status: number, reason: string | undefined): Promise<SubjectRow> {
+    return this.db.transaction(async (tx) => {
+      const before = await this.find(tx, ctx, id);
+      if (before.status === SUBJECT_STATUS.deleted) throw new AppError('SUBJECT_DELETED');
+      if (before.version !== version) throw new AppError('STALE_WRITE', { user: '?', time: before.updatedAt.toISOString() });
+      if (!canTransition(before.status, status)) {
+        const t = translator(ctx.language);
+        throw new AppError('SUBJECT_TRANSITION', { from: t(`subjectStatus.${before.status}`), to: t(`subjectStatus.${status}`) });
+      }
+      if (REASON_REQUIRED_STATUSES.includes(status) && !reason) {
+        throw new AppError('REASON_REQUIRED', { detail: translator(ctx.language)(`subjectStatus.${status}`) }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
+      }
+      const [after] = await tx
+        .update(subjects)
+        .set({ status, statusReason: reason ?? null, version: before.version + 1, updatedAt: new Date() })
+        .where(eq(subjects.id, id))
+        .returning();
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'subject.status', entity: 'subject', entityId: id, projectId: ctx.project.id, siteId: before.siteId, subjectId: id, field: 'status', oldValue: before.status, newValue: status, reason: reason ?? null },
+      ]);
+      return (await this.toRows(tx, ctx, [after!]))[0]!;
+    });
+  }
+
+  /** Moves a subject to the recycle bin (status 0); nothing is removed. */
+  async remove(ctx: ProjectScopedContext, id: number, reason: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const before = await this.find(tx, ctx, id);
+      if (before.status === SUBJECT_STATUS.deleted) throw new AppError('SUBJECT_DELETED');
+      await tx
+        .update(subjects)
+        .set({ status: SUBJECT_STATUS.deleted, statusBeforeDelete: before.status, deletedAt: new Date(), version: before.version + 1, updatedAt: new Date() })
+        .where(eq(subjects.id, id));
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'subject.delete', entity: 'subject', entityId: id, projectId: ctx.project.id, siteId: before.siteId, subjectId: id, field: 'status', oldValue: before.status, newValue: 0, reason },
+      ]);
+    });
+  }
+
+  async restore(ctx: ProjectScopedContext, id: number, reason: string): Promise<SubjectRow> {
+    return this.db.transaction(async (tx) => {
+      const before = await this.find(tx, ctx, id);
+      if (before.status !== SUBJECT_STATUS.deleted) throw new AppError('CONFLICT', { detail: 'not in the recycle bin' });
+      const status = before.statusBeforeDelete ?? SUBJECT_STATUS.screening;
+      const [after] = await tx
+        .update(subjects)
+        .set({ status, statusBeforeDelete: null, deletedAt: null, version: before.version + 1, updatedAt: new Date() })
+        .where(eq(subjects.id, id))
+        .returning();
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'subject.restore', entity: 'subject', entityId: id, projectId: ctx.project.id, siteId: before.siteId, subjectId: id, field: 'status', oldValue: 0, newValue: status, reason },
+      ]);
+      return (await this.toRows(tx, ctx, [after!]))[0]!;
+    });
+  }
+}
+

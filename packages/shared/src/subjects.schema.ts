@@ -1,0 +1,118 @@
+/**
+ * Subjects (spec §3 subject row, identifier types, status labels; §4 subject status). The allowed status
+ * transitions are ours (the spec does not show them) and are written down in docs/decisions.md; the same
+ * table drives the web's status menu and the server's check.
+ */
+import { z } from 'zod';
+import { pageRequest, pageResult } from './common.schema';
+import { SUBJECT_STATUS } from './enums';
+import { isValidIdNumber } from './users.schema';
+
+export type SubjectStatus = (typeof SUBJECT_STATUS)[keyof typeof SUBJECT_STATUS];
+const S = SUBJECT_STATUS;
+
+/** Allowed transitions between live statuses (deletion to 0 and restore from it are separate actions). */
+export const SUBJECT_TRANSITIONS: Record<number, readonly number[]> = {
+  [S.informedConsent]: [S.screening, S.quit],
+  [S.screening]: [S.enrolled, S.screeningFailed, S.quit],
+  [S.screeningFailed]: [S.screening],
+  [S.enrolled]: [S.completed, S.droppedOut, S.longTermFollowUp, S.quit],
+  [S.longTermFollowUp]: [S.completed, S.droppedOut, S.quit],
+  [S.droppedOut]: [],
+  [S.completed]: [S.longTermFollowUp],
+  [S.quit]: [],
+};
+
+/** Statuses whose entry needs a reason (issue 5: screening failed, dropped out, quit). */
+export const REASON_REQUIRED_STATUSES: readonly number[] = [S.screeningFailed, S.droppedOut, S.quit];
+
+export function canTransition(from: number, to: number): boolean {
+  return (SUBJECT_TRANSITIONS[from] ?? []).includes(to);
+}
+
+/** Masks an identifier for roles that may not see it in full: keeps the first 2 and last 2 characters. */
+export function maskIdentifier(v: string | null): string | null {
+  if (!v) return v;
+  if (v.length <= 4) return '*'.repeat(v.length);
+  return `${v.slice(0, 2)}${'*'.repeat(v.length - 4)}${v.slice(-2)}`;
+}
+
+const blank = (v: unknown) => (v === '' ? undefined : v);
+const identifier = z.preprocess(blank, z.string().max(40).regex(/^[A-Za-z0-9-]+$/, { message: 'validation.identifier' }).optional());
+const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'validation.date' }).refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), {
+  message: 'validation.date',
+});
+
+export const subjectFields = {
+  siteId: z.coerce.number().int().positive(),
+  /** first-visit time (required, spec §5): a clinical date */
+  firstVisitDate: dateOnly,
+  initials: z.preprocess(blank, z.string().max(10).optional()),
+  medicalRecordId: identifier,
+  inpatientId: identifier,
+  outpatientId: identifier,
+  idCard: z.preprocess(blank, z.string().refine(isValidIdNumber, { message: 'validation.idNumber' }).optional()),
+};
+
+export const subjectCreate = z.object({
+  /** subject number; generated as <siteNo>-<NNN> when absent */
+  ptsNo: z.preprocess(blank, z.string().max(30).regex(/^[A-Za-z0-9-]+$/, { message: 'validation.identifier' }).optional()),
+  status: z.coerce.number().int().refine((n) => n === S.informedConsent || n === S.screening, { message: 'validation.initialStatus' }).default(S.screening),
+  ...subjectFields,
+});
+export const subjectUpdate = z.object({
+  ptsId: z.coerce.number().int().positive(),
+  version: z.coerce.number().int().positive(),
+  ...subjectFields,
+  reason: z.preprocess(blank, z.string().max(500).optional()),
+});
+export const subjectStatusRequest = z.object({
+  ptsId: z.coerce.number().int().positive(),
+  version: z.coerce.number().int().positive(),
+  status: z.coerce.number().int().min(1).max(8),
+  reason: z.preprocess(blank, z.string().max(500).optional()),
+});
+export const subjectDeleteRequest = z.object({
+  ptsId: z.coerce.number().int().positive(),
+  reason: z.string().min(1).max(500),
+});
+
+/** Subject row (spec §3) plus status, identifiers (masked unless permitted) and progress. */
+export const subjectRow = z.object({
+  ptsId: z.number().int(),
+  ptsNo: z.string(),
+  designVersionId: z.number().int().nullable(),
+  orgId: z.number().int(),
+  orgNo: z.string().nullable(),
+  siteName: z.string(),
+  siteId: z.number().int(),
+  status: z.number().int(),
+  statusReason: z.string().nullable(),
+  initials: z.string().nullable(),
+  firstVisitDate: z.string(),
+  medicalRecordId: z.string().nullable(),
+  inpatientId: z.string().nullable(),
+  outpatientId: z.string().nullable(),
+  idCard: z.string().nullable(),
+  identifiersMasked: z.boolean(),
+  version: z.number().int(),
+  createTime: z.string(),
+  updateTime: z.string(),
+  deleteTime: z.string().nullable(),
+});
+export type SubjectRow = z.infer<typeof subjectRow>;
+
+export const SUBJECT_SORT_FIELDS = ['ptsNo', 'status', 'firstVisitDate', 'createTime', 'siteName'] as const;
+export const subjectListRequest = pageRequest.extend({
+  keyword: z.preprocess(blank, z.string().max(50).optional()),
+  status: z.preprocess(blank, z.coerce.number().int().min(1).max(8).optional()),
+  siteId: z.preprocess(blank, z.coerce.number().int().positive().optional()),
+  identifier: z.preprocess(blank, z.string().max(40).optional()),
+  startDate: z.preprocess(blank, dateOnly.optional()),
+  endDate: z.preprocess(blank, dateOnly.optional()),
+  sortField: z.enum(SUBJECT_SORT_FIELDS).default('ptsNo'),
+  sortOrder: z.enum(['asc', 'desc']).default('asc'),
+});
+export const subjectPage = pageResult(subjectRow);
+export const subjectIdQuery = z.object({ ptsId: z.coerce.number().int().positive() });
+
