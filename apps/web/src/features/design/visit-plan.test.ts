@@ -57,7 +57,9 @@ describe('visit windows for the timeline', () => {
     expect(dayPercent(r.max, r)).toBe(100);
     expect(dayPercent(14, r)).toBeGreaterThan(dayPercent(0, r));
     // a visit before day 0 (run-in) widens the range to the left
-    expect(timelineRange(visitWindows([visit({ id: 1, code: 'R', dayOffset: -14, windowBefore: 2 })])).min).toBeLessThan(-16);
+    expect(
+      timelineRange(visitWindows([visit({ id: 1, code: 'R', dayOffset: -14, windowBefore: 2 })])).min,
+    ).toBeLessThan(-16);
     expect(timelineRange([])).toEqual({ min: 0, max: 1 });
   });
 
@@ -73,7 +75,16 @@ describe('visit windows for the timeline', () => {
 
 describe('visit dialog → API', () => {
   it('sends a new visit with its version, trimmed texts and each form once', () => {
-    const v = { ...visitFormValues(undefined, 5), code: ' V5 ', name: ' Week 8 ', dayOffset: 56, windowBefore: 7, windowAfter: 7, formIds: [3, 3, 4], stageId: 2 };
+    const v = {
+      ...visitFormValues(undefined, 5),
+      code: ' V5 ',
+      name: ' Week 8 ',
+      dayOffset: 56,
+      windowBefore: 7,
+      windowAfter: 7,
+      formIds: [3, 3, 4],
+      stageId: 2,
+    };
     expect(visitBody(v, { versionId: 9 })).toEqual({
       versionId: 9,
       stageId: 2,
@@ -89,9 +100,21 @@ describe('visit dialog → API', () => {
   });
 
   it('an unscheduled visit has no day and no window; no stage is left out; empty numbers are 0', () => {
-    const edited = { ...visitFormValues(DEMO[1], 1), unscheduled: true, stageId: null, sortOrder: null as unknown as number };
+    const edited = {
+      ...visitFormValues(DEMO[1], 1),
+      unscheduled: true,
+      stageId: null,
+      sortOrder: null as unknown as number,
+    };
     const b = visitBody(edited, { id: 2 });
-    expect(b).toMatchObject({ id: 2, dayOffset: 0, windowBefore: 0, windowAfter: 0, unscheduled: true, sortOrder: 0 });
+    expect(b).toMatchObject({
+      id: 2,
+      dayOffset: 0,
+      windowBefore: 0,
+      windowAfter: 0,
+      unscheduled: true,
+      sortOrder: 0,
+    });
     expect('stageId' in b).toBe(false);
     expect('versionId' in b).toBe(false);
   });

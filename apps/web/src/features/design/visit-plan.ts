@@ -122,7 +122,8 @@ export interface VisitBody {
  * day and no window, so they are sent as 0; empty numbers become 0; forms are sent once each.
  */
 export function visitBody(v: VisitFormValues, target: { versionId: number } | { id: number }): VisitBody {
-  const n = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? Math.trunc(x) : 0);
+  const n = (x: number | null | undefined) =>
+    typeof x === 'number' && Number.isFinite(x) ? Math.trunc(x) : 0;
   const body: VisitBody = {
     ...target,
     code: v.code.trim(),

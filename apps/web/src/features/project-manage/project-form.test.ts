@@ -21,7 +21,9 @@ const P: ProjectDetail = {
 
 describe('project dialog → API', () => {
   it('creates with trimmed texts and fileConfirmConfig as 0/1', () => {
-    expect(projectBody({ ...EMPTY_PROJECT, no: ' N1 ', name: ' Name ', scene: 2, fileConfirmConfig: true })).toEqual({
+    expect(
+      projectBody({ ...EMPTY_PROJECT, no: ' N1 ', name: ' Name ', scene: 2, fileConfirmConfig: true }),
+    ).toEqual({
       no: 'N1',
       name: 'Name',
       scene: 2,
@@ -33,7 +35,12 @@ describe('project dialog → API', () => {
 
   it('updates only what changed, with the version the dialog was opened with', () => {
     const v = { ...projectFormValues(P), name: 'Study one (renamed)', autoPrefillDisabled: true };
-    expect(projectPatch(P, v)).toEqual({ id: 7, version: 3, name: 'Study one (renamed)', autoPrefillDisabled: true });
+    expect(projectPatch(P, v)).toEqual({
+      id: 7,
+      version: 3,
+      name: 'Study one (renamed)',
+      autoPrefillDisabled: true,
+    });
     expect(projectPatch(P, projectFormValues(P))).toBeNull();
     expect(projectPatch(P, { ...projectFormValues(P), no: ' ST-01 ' })).toBeNull();
   });
@@ -54,11 +61,17 @@ describe('server problems on the form', () => {
 
   it('finds the field a DUPLICATE names at the start of its message', () => {
     const e = new ApiError("no 'ST-01' already exists", 409, 'DUPLICATE');
-    expect(serverProblems(e, ['no', 'name']).fields).toEqual([{ name: 'no', errors: ["no 'ST-01' already exists"] }]);
+    expect(serverProblems(e, ['no', 'name']).fields).toEqual([
+      { name: 'no', errors: ["no 'ST-01' already exists"] },
+    ]);
   });
 
   it('keeps a stale write as a general message with its code', () => {
     const e = new ApiError('dm changed this data', 409, 'STALE_WRITE');
-    expect(serverProblems(e, ['no'])).toEqual({ fields: [], general: 'dm changed this data', errorCode: 'STALE_WRITE' });
+    expect(serverProblems(e, ['no'])).toEqual({
+      fields: [],
+      general: 'dm changed this data',
+      errorCode: 'STALE_WRITE',
+    });
   });
 });

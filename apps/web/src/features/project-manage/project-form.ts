@@ -88,7 +88,8 @@ export interface ServerProblems {
  * field at the start of the message (the envelope carries no field for those), so it is matched there.
  */
 export function serverProblems(err: unknown, known: readonly string[]): ServerProblems {
-  if (!(err instanceof ApiError)) return { fields: [], general: err instanceof Error ? err.message : String(err), errorCode: null };
+  if (!(err instanceof ApiError))
+    return { fields: [], general: err instanceof Error ? err.message : String(err), errorCode: null };
   const byField = new Map<string, string[]>();
   const rest: string[] = [];
   for (const d of err.detail) {

@@ -3,7 +3,9 @@ import { siteBody, siteDuplicateField, siteFormValues } from './site-form';
 
 describe('site dialog → API', () => {
   it('adds with the organisation; an empty name is left for the server to take the organisation name', () => {
-    expect(siteBody({ orgId: 3, siteNo: ' S01 ', name: ' ', piUserId: undefined, enabled: true }, 'add')).toEqual({ orgId: 3, siteNo: 'S01' });
+    expect(
+      siteBody({ orgId: 3, siteNo: ' S01 ', name: ' ', piUserId: undefined, enabled: true }, 'add'),
+    ).toEqual({ orgId: 3, siteNo: 'S01' });
   });
 
   it('edits with status and without the organisation', () => {

@@ -26,7 +26,10 @@ export function siteBody(v: SiteFormValues, mode: 'add' | 'edit'): SiteBody {
 }
 
 /** Field errors for a refused site write; DUPLICATE names siteNo or orgId at the start of its message. */
-export function siteDuplicateField(errorCode: string, message: string): 'siteNo' | 'orgId' | 'piUserId' | null {
+export function siteDuplicateField(
+  errorCode: string,
+  message: string,
+): 'siteNo' | 'orgId' | 'piUserId' | null {
   if (errorCode !== 'DUPLICATE' && errorCode !== 'INVALID_REFERENCE') return null;
   for (const f of ['siteNo', 'orgId', 'piUserId'] as const) if (message.startsWith(f)) return f;
   return null;

@@ -20,8 +20,16 @@ const M: MemberRow = {
 
 describe('member dialog → API', () => {
   it('all sites sends no list; chosen sites are sent once each', () => {
-    expect(memberAssignment({ roleId: 2, scope: 'all', siteIds: [1, 2] })).toEqual({ roleId: 2, allSites: true, siteIds: [] });
-    expect(memberAssignment({ roleId: 2, scope: 'chosen', siteIds: [5, 5, 6] })).toEqual({ roleId: 2, allSites: false, siteIds: [5, 6] });
+    expect(memberAssignment({ roleId: 2, scope: 'all', siteIds: [1, 2] })).toEqual({
+      roleId: 2,
+      allSites: true,
+      siteIds: [],
+    });
+    expect(memberAssignment({ roleId: 2, scope: 'chosen', siteIds: [5, 5, 6] })).toEqual({
+      roleId: 2,
+      allSites: false,
+      siteIds: [5, 6],
+    });
   });
 
   it('opens a member with their role and sites', () => {
@@ -31,7 +39,12 @@ describe('member dialog → API', () => {
   });
 
   it('filters leave empty ones out (the export uses the same)', () => {
-    expect(filterParams({ keyword: '' })).toEqual({ keyword: undefined, roleId: undefined, siteId: undefined, status: undefined });
+    expect(filterParams({ keyword: '' })).toEqual({
+      keyword: undefined,
+      roleId: undefined,
+      siteId: undefined,
+      status: undefined,
+    });
     expect(filterParams({ keyword: 'amy', status: 0 })).toMatchObject({ keyword: 'amy', status: 0 });
   });
 });

@@ -45,7 +45,12 @@ export function NewVersionDialog({
           {newest ? t('version.copyOf', { name: newest.name }) : t('version.empty')}
         </Typography.Paragraph>
         {error ? <Alert type="error" showIcon title={error} style={{ marginBottom: 16 }} /> : null}
-        <Form form={form} layout="vertical" initialValues={{ name: `v${nextNo}.0` }} onFinish={(v) => void submit(v)}>
+        <Form
+          form={form}
+          layout="vertical"
+          initialValues={{ name: `v${nextNo}.0` }}
+          onFinish={(v) => void submit(v)}
+        >
           <Form.Item
             name="name"
             label={t('version.name')}
@@ -137,7 +142,12 @@ export function StageDialog({
     setBusy(true);
     setError(null);
     try {
-      await designApi.saveStage({ id: stage?.id, versionId, name: v.name.trim(), sortOrder: v.sortOrder ?? 0 });
+      await designApi.saveStage({
+        id: stage?.id,
+        versionId,
+        name: v.name.trim(),
+        sortOrder: v.sortOrder ?? 0,
+      });
       onDone();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));

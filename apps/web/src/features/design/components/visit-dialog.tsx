@@ -17,10 +17,28 @@ interface Props {
   onSaved: (v: VisitRow) => void;
 }
 
-const FIELDS = ['code', 'name', 'stageId', 'sortOrder', 'dayOffset', 'windowBefore', 'windowAfter', 'formIds'];
+const FIELDS = [
+  'code',
+  'name',
+  'stageId',
+  'sortOrder',
+  'dayOffset',
+  'windowBefore',
+  'windowAfter',
+  'formIds',
+];
 
 /** Add or edit a visit: code, name, stage, order, day offset, window −/+ days, unscheduled, assigned forms. */
-export function VisitDialog({ versionId, visit, nextOrder, stages, forms, language, onClose, onSaved }: Props) {
+export function VisitDialog({
+  versionId,
+  visit,
+  nextOrder,
+  stages,
+  forms,
+  language,
+  onClose,
+  onSaved,
+}: Props) {
   const { t } = useTranslation('design');
   const [form] = Form.useForm<VisitFormValues>();
   const [busy, setBusy] = useState(false);
@@ -107,28 +125,60 @@ export function VisitDialog({ versionId, visit, nextOrder, stages, forms, langua
               </Form.Item>
             </Col>
             <Col span={8}>
-              <Form.Item name="sortOrder" label={t('visit.order')} rules={[{ required: true, message: t('rule.orderRequired') }]}>
+              <Form.Item
+                name="sortOrder"
+                label={t('visit.order')}
+                rules={[{ required: true, message: t('rule.orderRequired') }]}
+              >
                 <InputNumber min={0} precision={0} style={{ width: '100%' }} data-testid="visit-order" />
               </Form.Item>
             </Col>
             <Col span={24}>
-              <Form.Item name="unscheduled" label={t('visit.unscheduled')} valuePropName="checked" extra={t('visit.unscheduledHelp')}>
+              <Form.Item
+                name="unscheduled"
+                label={t('visit.unscheduled')}
+                valuePropName="checked"
+                extra={t('visit.unscheduledHelp')}
+              >
                 <Switch data-testid="visit-unscheduled" />
               </Form.Item>
             </Col>
             <Col span={8}>
               <Form.Item name="dayOffset" label={t('visit.dayOffset')} extra={t('visit.dayOffsetHelp')}>
-                <InputNumber min={-3650} max={3650} precision={0} disabled={unscheduled} style={{ width: '100%' }} data-testid="visit-day" />
+                <InputNumber
+                  min={-3650}
+                  max={3650}
+                  precision={0}
+                  disabled={unscheduled}
+                  style={{ width: '100%' }}
+                  data-testid="visit-day"
+                />
               </Form.Item>
             </Col>
             <Col span={8}>
               <Form.Item name="windowBefore" label={t('visit.windowBefore')}>
-                <InputNumber min={0} max={365} precision={0} disabled={unscheduled} style={{ width: '100%' }} prefix="−" data-testid="visit-before" />
+                <InputNumber
+                  min={0}
+                  max={365}
+                  precision={0}
+                  disabled={unscheduled}
+                  style={{ width: '100%' }}
+                  prefix="−"
+                  data-testid="visit-before"
+                />
               </Form.Item>
             </Col>
             <Col span={8}>
               <Form.Item name="windowAfter" label={t('visit.windowAfter')}>
-                <InputNumber min={0} max={365} precision={0} disabled={unscheduled} style={{ width: '100%' }} prefix="+" data-testid="visit-after" />
+                <InputNumber
+                  min={0}
+                  max={365}
+                  precision={0}
+                  disabled={unscheduled}
+                  style={{ width: '100%' }}
+                  prefix="+"
+                  data-testid="visit-after"
+                />
               </Form.Item>
             </Col>
             <Col span={24}>

@@ -17,7 +17,9 @@ export function VisitTimeline({ visits }: { visits: readonly VisitRow[] }) {
     );
   const range = timelineRange(ws);
   const overlaps = overlappingWindows(ws);
-  const ticks = [...new Set([range.min + 1, 0, ...ws.map((w) => w.day), range.max - 1])].sort((a, b) => a - b);
+  const ticks = [...new Set([range.min + 1, 0, ...ws.map((w) => w.day), range.max - 1])].sort(
+    (a, b) => a - b,
+  );
   const height = ws.length * ROW + 28;
   return (
     <div data-testid="visit-timeline">
@@ -74,7 +76,9 @@ export function VisitTimeline({ visits }: { visits: readonly VisitRow[] }) {
               </div>
             </Tooltip>
           ))}
-          <div style={{ position: 'absolute', left: 0, right: 0, bottom: 20, borderTop: '1px solid #d9d9d9' }} />
+          <div
+            style={{ position: 'absolute', left: 0, right: 0, bottom: 20, borderTop: '1px solid #d9d9d9' }}
+          />
           {ticks.map((d) => (
             <div
               key={d}

@@ -31,7 +31,14 @@ import dayjs from 'dayjs';
 import { can, type FormRow, type Permission, type VersionRow, type VisitRow } from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
-import { designApi, formsQuery, stagesQuery, versionsQuery, visitsQuery, type StageRow } from '../api/design-api';
+import {
+  designApi,
+  formsQuery,
+  stagesQuery,
+  versionsQuery,
+  visitsQuery,
+  type StageRow,
+} from '../api/design-api';
 import { NewVersionDialog, PublishDialog, StageDialog } from '../components/version-dialogs';
 import { VisitDialog } from '../components/visit-dialog';
 import { VisitTimeline } from '../components/visit-timeline';
@@ -93,7 +100,13 @@ export default function DesignPage() {
     { title: t('visit.order'), dataIndex: 'sortOrder', key: 'order', width: 70 },
     { title: t('visit.code'), dataIndex: 'code', key: 'code', width: 90 },
     { title: t('visit.name'), dataIndex: 'name', key: 'name' },
-    { title: t('visit.stage'), dataIndex: 'stageId', key: 'stage', width: 140, render: (v: number | null) => stageName(v) },
+    {
+      title: t('visit.stage'),
+      dataIndex: 'stageId',
+      key: 'stage',
+      width: 140,
+      render: (v: number | null) => stageName(v),
+    },
     {
       title: t('visit.dayOffset'),
       key: 'day',
@@ -140,7 +153,13 @@ export default function DesignPage() {
       width: 150,
       render: (_: unknown, v) => (
         <Space size={0}>
-          <Button type="link" size="small" icon={<EditOutlined />} onClick={() => setDialog({ kind: 'visit', visit: v })} data-testid={`visit-edit-${v.code}`}>
+          <Button
+            type="link"
+            size="small"
+            icon={<EditOutlined />}
+            onClick={() => setDialog({ kind: 'visit', visit: v })}
+            data-testid={`visit-edit-${v.code}`}
+          >
             {t('edit')}
           </Button>
           <Popconfirm
@@ -152,7 +171,13 @@ export default function DesignPage() {
               })
             }
           >
-            <Button type="link" size="small" danger icon={<DeleteOutlined />} data-testid={`visit-delete-${v.code}`}>
+            <Button
+              type="link"
+              size="small"
+              danger
+              icon={<DeleteOutlined />}
+              data-testid={`visit-delete-${v.code}`}
+            >
               {t('delete')}
             </Button>
           </Popconfirm>
@@ -226,7 +251,13 @@ export default function DesignPage() {
   return (
     <div data-testid="design-page">
       {!isDev ? (
-        <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('envNotice', { env })} data-testid="design-env-notice" />
+        <Alert
+          type="info"
+          showIcon
+          style={{ marginBottom: 16 }}
+          title={t('envNotice', { env })}
+          data-testid="design-env-notice"
+        />
       ) : null}
       <Row gutter={16}>
         <Col xs={24} lg={7}>
@@ -236,7 +267,12 @@ export default function DesignPage() {
             loading={versions.isPending}
             extra={
               isDev && allowed('project:version:update') ? (
-                <Button size="small" icon={<PlusOutlined />} onClick={() => setDialog({ kind: 'newVersion' })} data-testid="version-new">
+                <Button
+                  size="small"
+                  icon={<PlusOutlined />}
+                  onClick={() => setDialog({ kind: 'newVersion' })}
+                  data-testid="version-new"
+                >
                   {t('version.new')}
                 </Button>
               ) : null
@@ -311,7 +347,14 @@ export default function DesignPage() {
               }
             >
               {readOnlyReason ? (
-                <Alert type="info" showIcon icon={<LockOutlined />} style={{ marginBottom: 12 }} title={readOnlyReason} data-testid="design-readonly" />
+                <Alert
+                  type="info"
+                  showIcon
+                  icon={<LockOutlined />}
+                  style={{ marginBottom: 12 }}
+                  title={readOnlyReason}
+                  data-testid="design-readonly"
+                />
               ) : null}
               <Tabs
                 items={[
@@ -320,9 +363,19 @@ export default function DesignPage() {
                     label: t('tabs.visits'),
                     children: (
                       <div data-testid="visits-tab">
-                        <div style={{ display: 'flex', alignItems: 'center', gap: 8, flexWrap: 'wrap', marginBottom: 12 }}>
+                        <div
+                          style={{
+                            display: 'flex',
+                            alignItems: 'center',
+                            gap: 8,
+                            flexWrap: 'wrap',
+                            marginBottom: 12,
+                          }}
+                        >
                           <Typography.Text type="secondary">{t('stage.title')}:</Typography.Text>
-                          {(stages.data ?? []).length === 0 ? <Typography.Text type="secondary">—</Typography.Text> : null}
+                          {(stages.data ?? []).length === 0 ? (
+                            <Typography.Text type="secondary">—</Typography.Text>
+                          ) : null}
                           {(stages.data ?? []).map((s) => (
                             <Tag
                               key={s.id}
@@ -336,20 +389,34 @@ export default function DesignPage() {
                                   return refresh();
                                 });
                               }}
-                              onClick={canEditVisits ? () => setDialog({ kind: 'stage', stage: s }) : undefined}
+                              onClick={
+                                canEditVisits ? () => setDialog({ kind: 'stage', stage: s }) : undefined
+                              }
                               style={canEditVisits ? { cursor: 'pointer' } : undefined}
                             >
                               {s.name}
                             </Tag>
                           ))}
                           {canEditVisits ? (
-                            <Button size="small" type="dashed" icon={<PlusOutlined />} onClick={() => setDialog({ kind: 'stage' })} data-testid="stage-add">
+                            <Button
+                              size="small"
+                              type="dashed"
+                              icon={<PlusOutlined />}
+                              onClick={() => setDialog({ kind: 'stage' })}
+                              data-testid="stage-add"
+                            >
                               {t('stage.add')}
                             </Button>
                           ) : null}
                           <span style={{ flex: 1 }} />
                           {canEditVisits ? (
-                            <Button type="primary" size="small" icon={<PlusOutlined />} onClick={() => setDialog({ kind: 'visit' })} data-testid="visit-add">
+                            <Button
+                              type="primary"
+                              size="small"
+                              icon={<PlusOutlined />}
+                              onClick={() => setDialog({ kind: 'visit' })}
+                              data-testid="visit-add"
+                            >
                               {t('visit.add')}
                             </Button>
                           ) : null}
@@ -362,7 +429,11 @@ export default function DesignPage() {
                           loading={visits.isFetching}
                           pagination={false}
                           data-testid="visits-table"
-                          locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('visit.none')} /> }}
+                          locale={{
+                            emptyText: (
+                              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('visit.none')} />
+                            ),
+                          }}
                         />
                         <Typography.Title level={5} style={{ marginTop: 20 }}>
                           {t('timeline.title')}
@@ -391,7 +462,11 @@ export default function DesignPage() {
                           loading={forms.isFetching}
                           pagination={false}
                           data-testid="forms-table"
-                          locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('form.none')} /> }}
+                          locale={{
+                            emptyText: (
+                              <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('form.none')} />
+                            ),
+                          }}
                         />
                       </div>
                     ),
@@ -425,7 +500,9 @@ export default function DesignPage() {
           onClose={() => setDialog(null)}
           onDone={(v) => {
             setDialog(null);
-            void message.success(t('version.published_done', { name: v.name, envs: v.publishedEnvs.join(', ') }));
+            void message.success(
+              t('version.published_done', { name: v.name, envs: v.publishedEnvs.join(', ') }),
+            );
             void refresh();
           }}
         />

@@ -50,7 +50,12 @@ export const openProjectQuery = (env: string, projectId: number | null) =>
 export const orgOptionsQuery = (keyword: string) =>
   queryOptions({
     queryKey: ['orgs', 'options', keyword],
-    queryFn: () => api.post<Page<OrgRow>>('/org/info/page', { pageNumber: 1, pageSize: 50, keyword: keyword || undefined }),
+    queryFn: () =>
+      api.post<Page<OrgRow>>('/org/info/page', {
+        pageNumber: 1,
+        pageSize: 50,
+        keyword: keyword || undefined,
+      }),
     placeholderData: keepPreviousData,
   });
 
@@ -62,5 +67,6 @@ export const projectManageApi = {
     api.post<ProjectDetail>('/pro/info/copyProInfo', body, { silent: true }),
   setStatus: (body: { id: number; status: number; reason: string }) =>
     api.post<ProjectDetail>('/pro/info/updateStatus', body, { silent: true }),
-  remove: (body: { id: number; reason?: string }) => api.post<null>('/project/info/delete', body, { silent: true }),
+  remove: (body: { id: number; reason?: string }) =>
+    api.post<null>('/project/info/delete', body, { silent: true }),
 };

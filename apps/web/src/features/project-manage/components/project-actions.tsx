@@ -31,11 +31,18 @@ function useSubmit<T>(fields: readonly string[], run: (v: T) => Promise<void>) {
 }
 
 /** Copy the open project's design and configuration into a new project (POST /pro/info/copyProInfo). */
-export function CopyProjectDialog({ project, onClose, onDone }: Base & { onDone: (p: ProjectDetail) => void }) {
+export function CopyProjectDialog({
+  project,
+  onClose,
+  onDone,
+}: Base & { onDone: (p: ProjectDetail) => void }) {
   const { t } = useTranslation('projectManage');
-  const { form, busy, general, submit } = useSubmit<{ no: string; name: string }>(['no', 'name'], async (v) => {
-    onDone(await projectManageApi.copy({ id: project.id, no: v.no, name: v.name }));
-  });
+  const { form, busy, general, submit } = useSubmit<{ no: string; name: string }>(
+    ['no', 'name'],
+    async (v) => {
+      onDone(await projectManageApi.copy({ id: project.id, no: v.no, name: v.name }));
+    },
+  );
   return (
     <Modal
       open
@@ -49,7 +56,12 @@ export function CopyProjectDialog({ project, onClose, onDone }: Base & { onDone:
       <div data-testid="copy-dialog">
         <Typography.Paragraph type="secondary">{t('copy.explain')}</Typography.Paragraph>
         {general ? <Alert type="error" showIcon title={general.text} style={{ marginBottom: 16 }} /> : null}
-        <Form form={form} layout="vertical" onFinish={(v) => void submit(v)} initialValues={{ no: '', name: project.name }}>
+        <Form
+          form={form}
+          layout="vertical"
+          onFinish={(v) => void submit(v)}
+          initialValues={{ no: '', name: project.name }}
+        >
           <Form.Item
             name="no"
             label={t('field.no')}
@@ -115,7 +127,11 @@ export function StatusDialog({
           onFinish={(v) => void submit(v)}
           initialValues={{ status: closing ? 3 : undefined, reason: '' }}
         >
-          <Form.Item name="status" label={t('field.status')} rules={[{ required: true, message: t('rule.statusRequired') }]}>
+          <Form.Item
+            name="status"
+            label={t('field.status')}
+            rules={[{ required: true, message: t('rule.statusRequired') }]}
+          >
             <Select
               data-testid="status-select"
               disabled={closing}
@@ -144,10 +160,13 @@ export function StatusDialog({
 /** Delete the open project (POST /project/info/delete); refused while it holds subject data. */
 export function DeleteProjectDialog({ project, onClose, onDone }: Base & { onDone: () => void }) {
   const { t } = useTranslation('projectManage');
-  const { form, busy, general, submit } = useSubmit<{ confirmNo: string; reason: string }>(['reason'], async (v) => {
-    await projectManageApi.remove({ id: project.id, reason: v.reason || undefined });
-    onDone();
-  });
+  const { form, busy, general, submit } = useSubmit<{ confirmNo: string; reason: string }>(
+    ['reason'],
+    async (v) => {
+      await projectManageApi.remove({ id: project.id, reason: v.reason || undefined });
+      onDone();
+    },
+  );
   return (
     <Modal
       open
@@ -171,20 +190,31 @@ export function DeleteProjectDialog({ project, onClose, onDone }: Base & { onDon
             data-testid="delete-error"
           />
         ) : null}
-        <Form form={form} layout="vertical" onFinish={(v) => void submit(v)} initialValues={{ confirmNo: '', reason: '' }}>
+        <Form
+          form={form}
+          layout="vertical"
+          onFinish={(v) => void submit(v)}
+          initialValues={{ confirmNo: '', reason: '' }}
+        >
           <Form.Item
             name="confirmNo"
             label={t('delete.typeNo', { no: project.no })}
             rules={[
               {
                 validator: (_, v: string) =>
-                  (v ?? '').trim() === project.no ? Promise.resolve() : Promise.reject(new Error(t('delete.noMismatch'))),
+                  (v ?? '').trim() === project.no
+                    ? Promise.resolve()
+                    : Promise.reject(new Error(t('delete.noMismatch'))),
               },
             ]}
           >
             <Input data-testid="delete-confirm-no" autoComplete="off" />
           </Form.Item>
-          <Form.Item name="reason" label={t('field.reasonOptional')} rules={[{ max: 500, message: t('rule.max', { max: 500 }) }]}>
+          <Form.Item
+            name="reason"
+            label={t('field.reasonOptional')}
+            rules={[{ max: 500, message: t('rule.max', { max: 500 }) }]}
+          >
             <Input.TextArea rows={2} maxLength={500} />
           </Form.Item>
         </Form>

@@ -12,7 +12,14 @@ import {
   type ProjectFormValues,
 } from '../project-form';
 
-const FIELDS = ['no', 'name', 'scene', 'fileConfirmConfig', 'autoPrefillDisabled', 'configFiveFunction'] as const;
+const FIELDS = [
+  'no',
+  'name',
+  'scene',
+  'fileConfirmConfig',
+  'autoPrefillDisabled',
+  'configFiveFunction',
+] as const;
 
 interface Props {
   mode: 'create' | 'edit';
@@ -95,7 +102,13 @@ export function ProjectDialog({ mode, project, onClose, onSaved, reload }: Props
           />
         ) : null}
         {general ? (
-          <Alert type="error" showIcon style={{ marginBottom: 16 }} title={general} data-testid="project-error" />
+          <Alert
+            type="error"
+            showIcon
+            style={{ marginBottom: 16 }}
+            title={general}
+            data-testid="project-error"
+          />
         ) : null}
         <Form<ProjectFormValues>
           form={form}
@@ -123,7 +136,12 @@ export function ProjectDialog({ mode, project, onClose, onSaved, reload }: Props
               { max: LIMITS.projectNameMax, message: t('rule.nameMax', { max: LIMITS.projectNameMax }) },
             ]}
           >
-            <Input maxLength={LIMITS.projectNameMax} showCount data-testid="project-name" autoComplete="off" />
+            <Input
+              maxLength={LIMITS.projectNameMax}
+              showCount
+              data-testid="project-name"
+              autoComplete="off"
+            />
           </Form.Item>
           <Form.Item name="scene" label={t('field.scene')} rules={[{ required: true }]}>
             <Radio.Group data-testid="project-scene">

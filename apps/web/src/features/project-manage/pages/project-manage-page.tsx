@@ -12,6 +12,7 @@ import {
   Space,
   Table,
   Tag,
+  Tooltip,
   Typography,
 } from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
@@ -33,7 +34,12 @@ import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import { openProjectQuery, projectListQuery, type SortField } from '../api/project-manage-api';
 import { ProjectDialog } from '../components/project-dialog';
-import { CopyProjectDialog, DeleteProjectDialog, PROJECT_STATUSES, StatusDialog } from '../components/project-actions';
+import {
+  CopyProjectDialog,
+  DeleteProjectDialog,
+  PROJECT_STATUSES,
+  StatusDialog,
+} from '../components/project-actions';
 
 export const STATUS_COLOR: Record<number, string> = { 0: 'default', 1: 'green', 2: 'orange', 3: 'red' };
 
@@ -52,6 +58,7 @@ export default function ProjectManagePage() {
   const navigate = useNavigate();
   const qc = useQueryClient();
   const env = useSession((s) => s.env);
+  const language = useSession((s) => s.language);
   const openId = useSession((s) => s.project?.id ?? null);
   const access = useAccess();
   const allowed = (p: Permission) => Boolean(access && can(access.pms, { anyOf: [p] }));
@@ -62,7 +69,10 @@ export default function ProjectManagePage() {
   const [keyword, setKeyword] = useState('');
   const [status, setStatus] = useState<number | undefined>();
   const [scene, setScene] = useState<number | undefined>();
-  const [sort, setSort] = useState<{ field: SortField; order: 'asc' | 'desc' }>({ field: 'no', order: 'asc' });
+  const [sort, setSort] = useState<{ field: SortField; order: 'asc' | 'desc' }>({
+    field: 'no',
+    order: 'asc',
+  });
   const [dialog, setDialog] = useState<Dialog>(null);
 
   const setPage = (n: number) =>
@@ -76,7 +86,15 @@ export default function ProjectManagePage() {
     );
 
   const list = useQuery(
-    projectListQuery(env, { pageNumber, pageSize, keyword, status, scene, sortField: sort.field, sortOrder: sort.order }),
+    projectListQuery(env, {
+      pageNumber,
+      pageSize,
+      keyword,
+      status,
+      scene,
+      sortField: sort.field,
+      sortOrder: sort.order,
+    }),
   );
   const detail = useQuery(openProjectQuery(env, openId));
   const open = detail.data;
@@ -96,66 +114,90 @@ export default function ProjectManagePage() {
 
   const order = (f: SortField) => (sort.field === f ? (sort.order === 'asc' ? 'ascend' : 'descend') : null);
   const columns: TableColumnsType<ProjectListRow> = [
-      { title: t('col.no'), dataIndex: 'no', key: 'no', sorter: true, sortOrder: order('no'), width: 160 },
-      {
-        title: t('col.name'),
-        dataIndex: 'name',
-        key: 'name',
-        sorter: true,
-        sortOrder: order('name'),
-        render: (v: string, r) => (
-          <Space size={6}>
-            <span>{v}</span>
-            {r.id === openId ? <Tag color="blue">{t('current')}</Tag> : null}
-          </Space>
+    { title: t('col.no'), dataIndex: 'no', key: 'no', sorter: true, sortOrder: order('no'), width: 160 },
+    {
+      title: t('col.name'),
+      dataIndex: 'name',
+      key: 'name',
+      sorter: true,
+      sortOrder: order('name'),
+      render: (v: string, r) => (
+        <Space size={6}>
+          <span>{v}</span>
+          {r.id === openId ? <Tag color="blue">{t('current')}</Tag> : null}
+        </Space>
+      ),
+    },
+    {
+      title: t('col.scene'),
+      dataIndex: 'scene',
+      key: 'scene',
+      width: 160,
+      render: (v: number) => t(`scene.${v}`, { defaultValue: String(v) }),
+    },
+    {
+      title: t('col.status'),
+      dataIndex: 'status',
+      key: 'status',
+      width: 110,
+      sorter: true,
+      sortOrder: order('status'),
+      render: (v: number) => (
+        <Tag color={STATUS_COLOR[v] ?? 'default'}>{t(`status.${v}`, { defaultValue: String(v) })}</Tag>
+      ),
+    },
+    {
+      title: t('col.role'),
+      dataIndex: 'roleName',
+      key: 'role',
+      width: 150,
+      // the list carries the role's Chinese name only; English shows its code with the name on hover
+      render: (v: string | null, r) =>
+        v === null ? (
+          '—'
+        ) : language === 'zh_CN' || !r.roleCode ? (
+          v
+        ) : (
+          <Tooltip title={v}>{r.roleCode}</Tooltip>
         ),
-      },
-      {
-        title: t('col.scene'),
-        dataIndex: 'scene',
-        key: 'scene',
-        width: 160,
-        render: (v: number) => t(`scene.${v}`, { defaultValue: String(v) }),
-      },
-      {
-        title: t('col.status'),
-        dataIndex: 'status',
-        key: 'status',
-        width: 110,
-        sorter: true,
-        sortOrder: order('status'),
-        render: (v: number) => <Tag color={STATUS_COLOR[v] ?? 'default'}>{t(`status.${v}`, { defaultValue: String(v) })}</Tag>,
-      },
-      { title: t('col.role'), dataIndex: 'roleName', key: 'role', width: 150, render: (v: string | null) => v ?? '—' },
-      {
-        title: t('col.createTime'),
-        dataIndex: 'createTime',
-        key: 'createTime',
-        width: 170,
-        sorter: true,
-        sortOrder: order('createTime'),
-        render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm'),
-      },
-      {
-        title: t('col.actions'),
-        key: 'actions',
-        width: 120,
-        render: (_: unknown, r) =>
-          r.id === openId ? (
-            <Typography.Text type="secondary">{t('isOpen')}</Typography.Text>
-          ) : (
-            <Button type="link" size="small" icon={<LoginOutlined />} onClick={() => enter(r.id)} data-testid={`enter-${r.no}`}>
-              {t('enter')}
-            </Button>
-          ),
-      },
+    },
+    {
+      title: t('col.createTime'),
+      dataIndex: 'createTime',
+      key: 'createTime',
+      width: 170,
+      sorter: true,
+      sortOrder: order('createTime'),
+      render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm'),
+    },
+    {
+      title: t('col.actions'),
+      key: 'actions',
+      width: 120,
+      render: (_: unknown, r) =>
+        r.id === openId ? (
+          <Typography.Text type="secondary">{t('isOpen')}</Typography.Text>
+        ) : (
+          <Button
+            type="link"
+            size="small"
+            icon={<LoginOutlined />}
+            onClick={() => enter(r.id)}
+            data-testid={`enter-${r.no}`}
+          >
+            {t('enter')}
+          </Button>
+        ),
+    },
   ];
 
   const onTableChange: TableProps<ProjectListRow>['onChange'] = (pg, _filters, sorter, extra) => {
     if (extra.action === 'sort') {
       const s = Array.isArray(sorter) ? sorter[0] : sorter;
       const field = (s?.columnKey as SortField | undefined) ?? 'no';
-      setSort(s?.order ? { field, order: s.order === 'descend' ? 'desc' : 'asc' } : { field: 'no', order: 'asc' });
+      setSort(
+        s?.order ? { field, order: s.order === 'descend' ? 'desc' : 'asc' } : { field: 'no', order: 'asc' },
+      );
       setPage(1);
       return;
     }
@@ -190,12 +232,20 @@ export default function ProjectManagePage() {
           extra={
             <Space wrap data-testid="open-project-actions">
               {allowed('project:info:update') ? (
-                <Button icon={<EditOutlined />} onClick={() => setDialog({ kind: 'edit' })} data-testid="project-edit">
+                <Button
+                  icon={<EditOutlined />}
+                  onClick={() => setDialog({ kind: 'edit' })}
+                  data-testid="project-edit"
+                >
                   {t('edit.button')}
                 </Button>
               ) : null}
               {allowed('project:info:copy') ? (
-                <Button icon={<CopyOutlined />} onClick={() => setDialog({ kind: 'copy' })} data-testid="project-copy">
+                <Button
+                  icon={<CopyOutlined />}
+                  onClick={() => setDialog({ kind: 'copy' })}
+                  data-testid="project-copy"
+                >
                   {t('copy.button')}
                 </Button>
               ) : null}
@@ -219,7 +269,12 @@ export default function ProjectManagePage() {
                 </Button>
               ) : null}
               {allowed('project:info:delete') ? (
-                <Button danger icon={<DeleteOutlined />} onClick={() => setDialog({ kind: 'delete' })} data-testid="project-delete">
+                <Button
+                  danger
+                  icon={<DeleteOutlined />}
+                  onClick={() => setDialog({ kind: 'delete' })}
+                  data-testid="project-delete"
+                >
                   {t('delete.button')}
                 </Button>
               ) : null}
@@ -227,19 +282,36 @@ export default function ProjectManagePage() {
           }
         >
           {closed ? (
-            <Alert type="info" showIcon style={{ marginBottom: 12 }} title={t('closedNotice')} data-testid="closed-notice" />
+            <Alert
+              type="info"
+              showIcon
+              style={{ marginBottom: 12 }}
+              title={t('closedNotice')}
+              data-testid="closed-notice"
+            />
           ) : null}
           <Descriptions size="small" column={{ xs: 1, md: 2, xl: 3 }}>
             <Descriptions.Item label={t('field.scene')}>{t(`scene.${open.scene}`)}</Descriptions.Item>
-            <Descriptions.Item label={t('field.fileConfirmConfig')}>{open.fileConfirmConfig ? t('yes') : t('no')}</Descriptions.Item>
-            <Descriptions.Item label={t('field.autoPrefillDisabled')}>{open.autoPrefillDisabled ? t('yes') : t('no')}</Descriptions.Item>
-            <Descriptions.Item label={t('field.configFiveFunction')}>{open.configFiveFunction || '—'}</Descriptions.Item>
+            <Descriptions.Item label={t('field.fileConfirmConfig')}>
+              {open.fileConfirmConfig ? t('yes') : t('no')}
+            </Descriptions.Item>
+            <Descriptions.Item label={t('field.autoPrefillDisabled')}>
+              {open.autoPrefillDisabled ? t('yes') : t('no')}
+            </Descriptions.Item>
+            <Descriptions.Item label={t('field.configFiveFunction')}>
+              {open.configFiveFunction || '—'}
+            </Descriptions.Item>
             <Descriptions.Item label={t('field.uuidNo')}>
-              <Typography.Text copyable={{ text: open.uuidNo }} style={{ fontFamily: 'monospace', fontSize: 12 }}>
+              <Typography.Text
+                copyable={{ text: open.uuidNo }}
+                style={{ fontFamily: 'monospace', fontSize: 12 }}
+              >
                 {open.uuidNo}
               </Typography.Text>
             </Descriptions.Item>
-            <Descriptions.Item label={t('col.updateTime')}>{dayjs(open.updateTime).format('YYYY-MM-DD HH:mm')}</Descriptions.Item>
+            <Descriptions.Item label={t('col.updateTime')}>
+              {dayjs(open.updateTime).format('YYYY-MM-DD HH:mm')}
+            </Descriptions.Item>
           </Descriptions>
         </Card>
       ) : null}
@@ -282,7 +354,12 @@ export default function ProjectManagePage() {
           />
           <span style={{ flex: 1 }} />
           {allowed('project:info:add') ? (
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ kind: 'create' })} data-testid="project-create">
+            <Button
+              type="primary"
+              icon={<PlusOutlined />}
+              onClick={() => setDialog({ kind: 'create' })}
+              data-testid="project-create"
+            >
               {t('create.button')}
             </Button>
           ) : null}
@@ -338,7 +415,12 @@ export default function ProjectManagePage() {
               content: (
                 <span data-testid="project-created">
                   {t('create.done', { no: p.no })}{' '}
-                  <Button size="small" type="link" onClick={() => enter(p.id)} data-testid="project-created-enter">
+                  <Button
+                    size="small"
+                    type="link"
+                    onClick={() => enter(p.id)}
+                    data-testid="project-created-enter"
+                  >
                     {t('enter')}
                   </Button>
                 </span>

@@ -30,7 +30,11 @@ export const orgPickerQuery = (keyword: string) =>
   queryOptions({
     queryKey: ['orgs', 'picker', keyword],
     queryFn: () =>
-      api.post<Page<OrgRow>>('/org/info/page', { pageNumber: 1, pageSize: 50, keyword: keyword || undefined }),
+      api.post<Page<OrgRow>>('/org/info/page', {
+        pageNumber: 1,
+        pageSize: 50,
+        keyword: keyword || undefined,
+      }),
     placeholderData: keepPreviousData,
   });
 
@@ -44,5 +48,6 @@ export const piCandidatesQuery = (env: string, projectId: number | null, enabled
 
 export const sitesApi = {
   add: (b: SiteBody) => api.post<SiteDetailRow>('/pro/site/add', { ...b }, { silent: true }),
-  update: (b: SiteBody & { id: number }) => api.post<SiteDetailRow>('/pro/site/update', { ...b }, { silent: true }),
+  update: (b: SiteBody & { id: number }) =>
+    api.post<SiteDetailRow>('/pro/site/update', { ...b }, { silent: true }),
 };

@@ -68,7 +68,15 @@ export function SiteDialog({ site, onClose, onSaved }: Props) {
       width={560}
     >
       <div data-testid="site-dialog">
-        {general ? <Alert type="error" showIcon title={general} style={{ marginBottom: 16 }} data-testid="site-error" /> : null}
+        {general ? (
+          <Alert
+            type="error"
+            showIcon
+            title={general}
+            style={{ marginBottom: 16 }}
+            data-testid="site-error"
+          />
+        ) : null}
         <Form<SiteFormValues>
           form={form}
           layout="vertical"
@@ -80,7 +88,11 @@ export function SiteDialog({ site, onClose, onSaved }: Props) {
               <Input value={site.orgName} disabled />
             </Form.Item>
           ) : (
-            <Form.Item name="orgId" label={t('field.org')} rules={[{ required: true, message: t('rule.orgRequired') }]}>
+            <Form.Item
+              name="orgId"
+              label={t('field.org')}
+              rules={[{ required: true, message: t('rule.orgRequired') }]}
+            >
               <Select
                 showSearch={{
                   filterOption: false,
@@ -96,7 +108,8 @@ export function SiteDialog({ site, onClose, onSaved }: Props) {
                 }))}
                 onChange={(_v, opt) => {
                   const o = Array.isArray(opt) ? opt[0] : opt;
-                  if (o && !form.getFieldValue('name')) form.setFieldValue('name', (o as { name: string }).name);
+                  if (o && !form.getFieldValue('name'))
+                    form.setFieldValue('name', (o as { name: string }).name);
                 }}
                 data-testid="site-org"
               />
@@ -135,7 +148,11 @@ export function SiteDialog({ site, onClose, onSaved }: Props) {
           </Form.Item>
           {site ? (
             <Form.Item name="enabled" label={t('field.status')} valuePropName="checked">
-              <Switch checkedChildren={t('status.1')} unCheckedChildren={t('status.0')} data-testid="site-enabled" />
+              <Switch
+                checkedChildren={t('status.1')}
+                unCheckedChildren={t('status.0')}
+                data-testid="site-enabled"
+              />
             </Form.Item>
           ) : null}
         </Form>

@@ -26,13 +26,21 @@ export default function SitesPage() {
     { title: t('col.siteNo'), dataIndex: 'siteNo', key: 'siteNo', width: 140 },
     { title: t('col.name'), dataIndex: 'name', key: 'name' },
     { title: t('col.org'), dataIndex: 'orgName', key: 'org' },
-    { title: t('col.pi'), dataIndex: 'piName', key: 'pi', width: 200, render: (v: string | null) => v ?? '—' },
+    {
+      title: t('col.pi'),
+      dataIndex: 'piName',
+      key: 'pi',
+      width: 200,
+      render: (v: string | null) => v ?? '—',
+    },
     {
       title: t('col.status'),
       dataIndex: 'status',
       key: 'status',
       width: 110,
-      render: (v: number) => <Tag color={v === 1 ? 'green' : 'default'}>{t(`status.${v}`, { defaultValue: String(v) })}</Tag>,
+      render: (v: number) => (
+        <Tag color={v === 1 ? 'green' : 'default'}>{t(`status.${v}`, { defaultValue: String(v) })}</Tag>
+      ),
     },
   ];
   if (allowed('research:page:update'))
@@ -41,7 +49,13 @@ export default function SitesPage() {
       key: 'actions',
       width: 100,
       render: (_: unknown, r) => (
-        <Button type="link" size="small" icon={<EditOutlined />} onClick={() => setDialog({ site: r })} data-testid={`site-edit-${r.siteNo}`}>
+        <Button
+          type="link"
+          size="small"
+          icon={<EditOutlined />}
+          onClick={() => setDialog({ site: r })}
+          data-testid={`site-edit-${r.siteNo}`}
+        >
           {t('edit.button')}
         </Button>
       ),
@@ -61,7 +75,12 @@ export default function SitesPage() {
         }
         extra={
           allowed('research:page:add') ? (
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => setDialog({})} data-testid="site-add">
+            <Button
+              type="primary"
+              icon={<PlusOutlined />}
+              onClick={() => setDialog({})}
+              data-testid="site-add"
+            >
               {t('add.button')}
             </Button>
           ) : null
@@ -88,7 +107,9 @@ export default function SitesPage() {
             loading={q.isFetching}
             pagination={false}
             data-testid="sites-table"
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('empty', { env })} /> }}
+            locale={{
+              emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('empty', { env })} />,
+            }}
           />
         )}
       </Card>
@@ -98,7 +119,9 @@ export default function SitesPage() {
           onClose={() => setDialog(null)}
           onSaved={(s) => {
             setDialog(null);
-            void message.success(dialog.site ? t('edit.done', { no: s.siteNo }) : t('add.done', { no: s.siteNo }));
+            void message.success(
+              dialog.site ? t('edit.done', { no: s.siteNo }) : t('add.done', { no: s.siteNo }),
+            );
             void qc.invalidateQueries({ queryKey: ['sites'] });
           }}
         />

@@ -74,10 +74,12 @@ export const candidatesQuery = (s: Scope, keyword: string) =>
   });
 
 export const teamApi = {
-  add: (b: MemberAssignment & { userId: number }) => api.post<MemberRow>('/pro/user/add', { ...b }, { silent: true }),
+  add: (b: MemberAssignment & { userId: number }) =>
+    api.post<MemberRow>('/pro/user/add', { ...b }, { silent: true }),
   invite: (b: MemberAssignment & { account: string }) =>
     api.post<MemberRow>('/pro/user/invite', { ...b }, { silent: true }),
-  update: (b: MemberAssignment & { id: number }) => api.post<MemberRow>('/pro/user/update', { ...b }, { silent: true }),
+  update: (b: MemberAssignment & { id: number }) =>
+    api.post<MemberRow>('/pro/user/update', { ...b }, { silent: true }),
   setStatus: (id: number, status: 0 | 1) => api.post<MemberRow>('/pro/user/updateStatus', { id, status }),
   message: (memberIds: number[], title: string, content: string) =>
     api.post<{ sent: number }>('/pro/user/sendMessage', { memberIds, title, content }, { silent: true }),

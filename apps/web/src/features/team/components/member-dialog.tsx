@@ -41,7 +41,10 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
   const [general, setGeneral] = useState<string | null>(null);
   const roles = useQuery(roleOptionsQuery(scope));
   const sites = useQuery(teamSitesQuery(scope));
-  const candidates = useQuery({ ...candidatesQuery(scope, keyword), enabled: mode === 'add' && projectId !== null });
+  const candidates = useQuery({
+    ...candidatesQuery(scope, keyword),
+    enabled: mode === 'add' && projectId !== null,
+  });
   const siteScope = Form.useWatch('scope', form);
 
   const submit = async (v: MemberFormValues) => {
@@ -64,8 +67,10 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
       const fields = e.detail
         .map((d) => ({ name: FIELD_OF[d.field], errors: [d.message] }))
         .filter((f): f is { name: keyof MemberFormValues; errors: string[] } => f.name !== undefined);
-      if (e.errorCode === 'DUPLICATE') fields.push({ name: mode === 'invite' ? 'account' : 'userId', errors: [t('duplicate')] });
-      else if (e.errorCode === 'NOT_FOUND' && mode === 'invite') fields.push({ name: 'account', errors: [t('noSuchAccount')] });
+      if (e.errorCode === 'DUPLICATE')
+        fields.push({ name: mode === 'invite' ? 'account' : 'userId', errors: [t('duplicate')] });
+      else if (e.errorCode === 'NOT_FOUND' && mode === 'invite')
+        fields.push({ name: 'account', errors: [t('noSuchAccount')] });
       else if (e.errorCode === 'DM_ONLY_IN_DEV') fields.push({ name: 'roleId', errors: [e.message] });
       form.setFields(fields);
       if (fields.length === 0) setGeneral(e.message);
@@ -75,7 +80,11 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
   };
 
   const title =
-    mode === 'add' ? t('add.title') : mode === 'invite' ? t('invite.title') : t('edit.title', { name: member?.name ?? '' });
+    mode === 'add'
+      ? t('add.title')
+      : mode === 'invite'
+        ? t('invite.title')
+        : t('edit.title', { name: member?.name ?? '' });
 
   return (
     <Modal
@@ -90,9 +99,23 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
     >
       <div data-testid="member-dialog">
         {env === 'DEV' ? (
-          <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('devOnlyDm')} data-testid="dev-dm-note" />
+          <Alert
+            type="info"
+            showIcon
+            style={{ marginBottom: 16 }}
+            title={t('devOnlyDm')}
+            data-testid="dev-dm-note"
+          />
         ) : null}
-        {general ? <Alert type="error" showIcon title={general} style={{ marginBottom: 16 }} data-testid="member-error" /> : null}
+        {general ? (
+          <Alert
+            type="error"
+            showIcon
+            title={general}
+            style={{ marginBottom: 16 }}
+            data-testid="member-error"
+          />
+        ) : null}
         <Form<MemberFormValues>
           form={form}
           layout="vertical"
@@ -100,7 +123,11 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
           onFinish={(v) => void submit(v)}
         >
           {mode === 'add' ? (
-            <Form.Item name="userId" label={t('field.user')} rules={[{ required: true, message: t('rule.userRequired') }]}>
+            <Form.Item
+              name="userId"
+              label={t('field.user')}
+              rules={[{ required: true, message: t('rule.userRequired') }]}
+            >
               <Select
                 showSearch={{ filterOption: false, onSearch: (v) => setKeyword(v) }}
                 placeholder={t('field.userPlaceholder')}
@@ -132,11 +159,18 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
               <Input value={`${member.name} (${member.account})`} disabled />
             </Form.Item>
           ) : null}
-          <Form.Item name="roleId" label={t('field.role')} rules={[{ required: true, message: t('rule.roleRequired') }]}>
+          <Form.Item
+            name="roleId"
+            label={t('field.role')}
+            rules={[{ required: true, message: t('rule.roleRequired') }]}
+          >
             <Select
               placeholder={t('field.rolePlaceholder')}
               loading={roles.isFetching}
-              options={(roles.data ?? []).map((r) => ({ value: r.id, label: `${roleLabel(r, language)} (${r.code})` }))}
+              options={(roles.data ?? []).map((r) => ({
+                value: r.id,
+                label: `${roleLabel(r, language)} (${r.code})`,
+              }))}
               data-testid="member-role"
             />
           </Form.Item>
@@ -215,7 +249,12 @@ export function MessageDialog({
       <div data-testid="message-dialog">
         <p style={{ color: 'rgba(0,0,0,.55)' }}>{members.map((m) => m.name).join(', ')}</p>
         {general ? <Alert type="error" showIcon title={general} style={{ marginBottom: 16 }} /> : null}
-        <Form form={form} layout="vertical" onFinish={(v) => void submit(v)} initialValues={{ title: '', content: '' }}>
+        <Form
+          form={form}
+          layout="vertical"
+          onFinish={(v) => void submit(v)}
+          initialValues={{ title: '', content: '' }}
+        >
           <Form.Item
             name="title"
             label={t('message.subject')}
@@ -226,7 +265,11 @@ export function MessageDialog({
           >
             <Input maxLength={200} data-testid="message-title" />
           </Form.Item>
-          <Form.Item name="content" label={t('message.content')} rules={[{ max: 5000, message: t('rule.max', { max: 5000 }) }]}>
+          <Form.Item
+            name="content"
+            label={t('message.content')}
+            rules={[{ max: 5000, message: t('rule.max', { max: 5000 }) }]}
+          >
             <Input.TextArea rows={5} maxLength={5000} showCount data-testid="message-content" />
           </Form.Item>
         </Form>

@@ -1,5 +1,18 @@
 import { useState } from 'react';
-import { App, Button, Card, Empty, Input, Popconfirm, Result, Select, Space, Table, Tag, Tooltip } from 'antd';
+import {
+  App,
+  Button,
+  Card,
+  Empty,
+  Input,
+  Popconfirm,
+  Result,
+  Select,
+  Space,
+  Table,
+  Tag,
+  Tooltip,
+} from 'antd';
 import type { TableColumnsType } from 'antd';
 import {
   DownloadOutlined,
@@ -28,6 +41,7 @@ export default function TeamPage() {
   const env = useSession((s) => s.env);
   const language = useSession((s) => s.language);
   const project = useSession((s) => s.project);
+  const myId = useSession((s) => s.user?.id ?? null);
   const projectId = project?.id ?? null;
   const scope = { env, projectId };
   const access = useAccess();
@@ -47,7 +61,9 @@ export default function TeamPage() {
   const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
   const [filters, setFilters] = useState<TeamFilters>({ keyword: '' });
   const [selected, setSelected] = useState<MemberRow[]>([]);
-  const [dialog, setDialog] = useState<{ mode: MemberDialogMode; member?: MemberRow } | { mode: 'message' } | null>(null);
+  const [dialog, setDialog] = useState<
+    { mode: MemberDialogMode; member?: MemberRow } | { mode: 'message' } | null
+  >(null);
   const [exporting, setExporting] = useState(false);
 
   const q = useQuery(teamPageQuery(scope, filters, pageNumber, pageSize));
@@ -63,7 +79,9 @@ export default function TeamPage() {
 
   const toggle = async (m: MemberRow) => {
     await teamApi.setStatus(m.id, m.status === 1 ? 0 : 1);
-    void message.success(m.status === 1 ? t('status.disabled', { name: m.name }) : t('status.enabled', { name: m.name }));
+    void message.success(
+      m.status === 1 ? t('status.disabled', { name: m.name }) : t('status.enabled', { name: m.name }),
+    );
     await refresh();
   };
 
@@ -111,7 +129,9 @@ export default function TeamPage() {
       dataIndex: 'status',
       key: 'status',
       width: 100,
-      render: (v: number) => <Tag color={v === 1 ? 'green' : 'default'}>{t(`statusLabel.${v}`, { defaultValue: String(v) })}</Tag>,
+      render: (v: number) => (
+        <Tag color={v === 1 ? 'green' : 'default'}>{t(`statusLabel.${v}`, { defaultValue: String(v) })}</Tag>
+      ),
     },
   ];
   if (canUpdate)
@@ -121,28 +141,43 @@ export default function TeamPage() {
       width: 190,
       render: (_: unknown, r) => (
         <Space size={0}>
-          <Button type="link" size="small" icon={<EditOutlined />} onClick={() => setDialog({ mode: 'edit', member: r })} data-testid={`member-edit-${r.account}`}>
+          <Button
+            type="link"
+            size="small"
+            icon={<EditOutlined />}
+            onClick={() => setDialog({ mode: 'edit', member: r })}
+            data-testid={`member-edit-${r.account}`}
+          >
             {t('edit.button')}
           </Button>
-          <Popconfirm
-            title={r.status === 1 ? t('status.confirmDisable', { name: r.name }) : t('status.confirmEnable', { name: r.name })}
-            onConfirm={() => void toggle(r)}
-          >
-            <Button
-              type="link"
-              size="small"
-              danger={r.status === 1}
-              icon={r.status === 1 ? <StopOutlined /> : <CheckCircleOutlined />}
-              data-testid={`member-toggle-${r.account}`}
+          {/* the server refuses disabling oneself (no self-lockout) */}
+          {r.userId === myId ? null : (
+            <Popconfirm
+              title={
+                r.status === 1
+                  ? t('status.confirmDisable', { name: r.name })
+                  : t('status.confirmEnable', { name: r.name })
+              }
+              onConfirm={() => void toggle(r)}
             >
-              {r.status === 1 ? t('status.disable') : t('status.enable')}
-            </Button>
-          </Popconfirm>
+              <Button
+                type="link"
+                size="small"
+                danger={r.status === 1}
+                icon={r.status === 1 ? <StopOutlined /> : <CheckCircleOutlined />}
+                data-testid={`member-toggle-${r.account}`}
+              >
+                {r.status === 1 ? t('status.disable') : t('status.enable')}
+              </Button>
+            </Popconfirm>
+          )}
         </Space>
       ),
     });
 
-  const filtered = Boolean(filters.keyword || filters.roleId || filters.siteId || filters.status !== undefined);
+  const filtered = Boolean(
+    filters.keyword || filters.roleId || filters.siteId || filters.status !== undefined,
+  );
 
   return (
     <div data-testid="team-page">
@@ -157,12 +192,21 @@ export default function TeamPage() {
         extra={
           <Space wrap>
             {allowed('team:member:add') ? (
-              <Button type="primary" icon={<UserAddOutlined />} onClick={() => setDialog({ mode: 'add' })} data-testid="member-add">
+              <Button
+                type="primary"
+                icon={<UserAddOutlined />}
+                onClick={() => setDialog({ mode: 'add' })}
+                data-testid="member-add"
+              >
                 {t('add.button')}
               </Button>
             ) : null}
             {allowed('team:member:invite') ? (
-              <Button icon={<UsergroupAddOutlined />} onClick={() => setDialog({ mode: 'invite' })} data-testid="member-invite">
+              <Button
+                icon={<UsergroupAddOutlined />}
+                onClick={() => setDialog({ mode: 'invite' })}
+                data-testid="member-invite"
+              >
                 {t('invite.button')}
               </Button>
             ) : null}
@@ -177,7 +221,12 @@ export default function TeamPage() {
               </Button>
             ) : null}
             {allowed('team:member:query') ? (
-              <Button icon={<DownloadOutlined />} loading={exporting} onClick={() => void doExport()} data-testid="member-export">
+              <Button
+                icon={<DownloadOutlined />}
+                loading={exporting}
+                onClick={() => void doExport()}
+                data-testid="member-export"
+              >
                 {t('export')}
               </Button>
             ) : null}
@@ -221,7 +270,11 @@ export default function TeamPage() {
           />
         </div>
         {q.isError && !q.data ? (
-          <Result status="warning" title={t('loadFailed')} extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>} />
+          <Result
+            status="warning"
+            title={t('loadFailed')}
+            extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
+          />
         ) : (
           <Table<MemberRow>
             rowKey="id"
@@ -237,7 +290,10 @@ export default function TeamPage() {
             }
             locale={{
               emptyText: (
-                <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={filtered ? t('noMatch') : t('empty', { env })} />
+                <Empty
+                  image={Empty.PRESENTED_IMAGE_SIMPLE}
+                  description={filtered ? t('noMatch') : t('empty', { env })}
+                />
               ),
             }}
             pagination={{
