@@ -122,8 +122,7 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'microCrfConfig',
     path: '/project/microCrfConfig',
-    page: placeholder,
-    placeholder: true,
+    page: () => import('../features/form-designer/pages/form-designer-page'),
     shell: false,
     sideBar: false,
     module: 1,
