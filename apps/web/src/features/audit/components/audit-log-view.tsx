@@ -73,8 +73,12 @@ export function AuditLogView({
     staleTime: 10_000,
   });
   const eventLabel = useMemo(() => new Map((events.data ?? []).map((e) => [e.value, e.label])), [events.data]);
-  const labelOf = (action: string) =>
-    eventLabel.get(action) ?? t(`loginEvents.${action}`, { defaultValue: action });
+  // the server translates event names; where it has no label yet (it answers the code), a web label stands in
+  const labelOf = (action: string) => {
+    const server = eventLabel.get(action);
+    return server && server !== action ? server : t(`events.${action}`, { defaultValue: action });
+  };
+  const eventOptions = (events.data ?? []).map((e) => ({ value: e.value, label: labelOf(e.value) }));
 
   const search = (v: FilterValues) => {
     setFilters({ action: v.action, userId: v.userId, ...rangeBounds(v.start, v.end) });
@@ -172,7 +176,7 @@ export function AuditLogView({
                 showSearch={{ optionFilterProp: 'label' }}
                 placeholder={t('filters.event')}
                 style={{ width: 200 }}
-                options={events.data}
+                options={eventOptions}
                 data-testid="audit-event"
               />
             </Form.Item>

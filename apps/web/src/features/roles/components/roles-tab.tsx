@@ -80,14 +80,12 @@ export function RolesTab() {
         v.length === 0 ? (
           <Typography.Text type="secondary">{t('noPermissions')}</Typography.Text>
         ) : (
-          <Tooltip title={v.join(', ')}>
-            <Space size={[4, 4]} wrap>
-              {countByModule(v).map((m) => (
-                <Tag key={m.module} style={{ marginInlineEnd: 0 }}>
-                  {label('module', m.module)} · {m.count}
-                </Tag>
-              ))}
-            </Space>
+          <Tooltip title={<div style={{ maxHeight: 320, overflow: 'auto' }}>{v.join(', ')}</div>}>
+            <Typography.Paragraph ellipsis={{ rows: 2 }} style={{ marginBottom: 0 }}>
+              {countByModule(v)
+                .map((m) => `${label('module', m.module)} · ${m.count}`)
+                .join(en ? ', ' : '，')}
+            </Typography.Paragraph>
           </Tooltip>
         ),
     },
@@ -95,8 +93,7 @@ export function RolesTab() {
     {
       title: t('actions'),
       key: 'actions',
-      width: 150,
-      fixed: 'right',
+      width: 130,
       render: (_: unknown, r) => (
         <Space size={2}>
           {has('system:role:update') ? (
@@ -167,7 +164,7 @@ export function RolesTab() {
           loading={q.isFetching}
           dataSource={q.data?.content ?? []}
           columns={columns}
-          scroll={{ x: 1200 }}
+          scroll={{ x: 1100 }}
           locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('empty')} /> }}
           pagination={{
             current: page,

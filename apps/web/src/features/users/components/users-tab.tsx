@@ -16,6 +16,7 @@ import {
   fileStamp,
   orgOptionsQuery,
   saveBlob,
+  systemRoleOptionsQuery,
   usersApi,
   usersListQuery,
   type UserListFilters,
@@ -63,6 +64,10 @@ export function UsersTab() {
 
   const q = useQuery(usersListQuery({ ...filters, pageNumber: page, pageSize, lang: i18n.language }));
   const orgs = useQuery(orgOptionsQuery());
+  const roles = useQuery(systemRoleOptionsQuery(has('system:role:query')));
+  // role names in the interface language (the list carries the Chinese name only)
+  const en = i18n.language === 'en_US';
+  const roleName = new Map((roles.data?.content ?? []).map((r) => [r.id, en && r.nameEn ? r.nameEn : r.name]));
 
   const change = (patch: Partial<UserListFilters>) => {
     setFilters((f) => ({ ...f, ...patch }));
@@ -115,6 +120,7 @@ export function UsersTab() {
       dataIndex: 'orgName',
       sorter: true,
       sortOrder: sortOrderOf('orgName'),
+      width: 230,
       ellipsis: true,
       render: (v: string | null, r) => (
         <>
@@ -137,7 +143,13 @@ export function UsersTab() {
         </Space>
       ),
     },
-    { title: t('fields.systemRole'), dataIndex: 'systemRoleName', width: 130, ellipsis: true, render: (v: string | null) => v ?? '—' },
+    {
+      title: t('fields.systemRole'),
+      dataIndex: 'systemRoleName',
+      width: 140,
+      ellipsis: true,
+      render: (v: string | null, r) => roleName.get(r.systemRoleId ?? -1) ?? v ?? '—',
+    },
     {
       title: t('fields.status'),
       dataIndex: 'status',
@@ -252,7 +264,7 @@ export function UsersTab() {
             />
           </Tooltip>
         </Space>
-        <Space wrap size={[8, 8]}>
+        <Space wrap size={[8, 8]} style={{ marginLeft: 'auto' }}>
           {has('system:user:message') ? (
             <Button icon={<MailOutlined />} disabled={selected.length === 0} onClick={() => setMessageTo(selected)}>
               {t('sendMessage')}
@@ -297,7 +309,7 @@ export function UsersTab() {
           dataSource={q.data?.content ?? []}
           columns={columns}
           onChange={onTableChange}
-          scroll={{ x: 1500 }}
+          scroll={{ x: 1720 }}
           rowSelection={
             has('system:user:message')
               ? { selectedRowKeys: selected.map((u) => u.id), onChange: (_k, rows) => setSelected(rows) }
