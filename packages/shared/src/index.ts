@@ -15,3 +15,4 @@ export * from './conditions';
 export * from './design.schema';
 export * from './center-apply.schema';
 export * from './subjects.schema';
+export * from './ecrf.schema';

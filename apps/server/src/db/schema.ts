@@ -449,6 +449,104 @@ export const subjects = pgTable(
   ],
 );
 
+/** An unscheduled visit a subject had: an unscheduled visit of the plan on a date. */
+export const subjectUnscheduledVisits = pgTable('subject_unscheduled_visits', {
+  id: serial('id').primaryKey(),
+  subjectId: integer('subject_id')
+    .notNull()
+    .references(() => subjects.id),
+  visitId: integer('visit_id')
+    .notNull()
+    .references(() => visits.id),
+  visitDate: date('visit_date', { mode: 'string' }).notNull(),
+  label: varchar('label', { length: 100 }),
+  createdBy: integer('created_by').references(() => users.id),
+  createdAt: created(),
+});
+
+/**
+ * One eCRF form instance: subject × visit (× unscheduled occurrence, 0 = none) × form × repeat (cycle forms).
+ * Status 1 draft, 2 completed, 3 certified (no row = not started). `version` guards against lost updates.
+ */
+export const crfInstances = pgTable(
+  'crf_instances',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    visitId: integer('visit_id')
+      .notNull()
+      .references(() => visits.id),
+    unscheduledId: integer('unscheduled_id').notNull().default(0),
+    formId: integer('form_id')
+      .notNull()
+      .references(() => forms.id),
+    repeatNo: integer('repeat_no').notNull().default(1),
+    status: integer('status').notNull().default(1),
+    version: integer('version').notNull().default(1),
+    updatedBy: integer('updated_by').references(() => users.id),
+    certifiedBy: integer('certified_by').references(() => users.id),
+    certifiedAt: ts('certified_at'),
+    deletedAt: ts('deleted_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('crf_instances_key').on(t.subjectId, t.visitId, t.unscheduledId, t.formId, t.repeatNo),
+    index('crf_instances_project').on(t.projectId, t.env, t.status),
+  ],
+);
+
+/** The current value of one item of an instance, with its entry mode and where it came from. */
+export const crfValues = pgTable(
+  'crf_values',
+  {
+    id: serial('id').primaryKey(),
+    instanceId: integer('instance_id')
+      .notNull()
+      .references(() => crfInstances.id),
+    variable: varchar('variable', { length: 40 }).notNull(),
+    /** the value wrapped as { v } so that every driver round-trips strings, numbers and lists alike */
+    value: jsonb('value').$type<{ v: unknown }>(),
+    /** stash 0, manual 2, direct 3, KBMS 4, gather 5, inject 6 */
+    entryMode: integer('entry_mode').notNull(),
+    /** link to the source record or document region the value came from */
+    sourceRef: varchar('source_ref', { length: 200 }),
+    updatedBy: integer('updated_by').references(() => users.id),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('crf_values_instance_variable').on(t.instanceId, t.variable)],
+);
+
+/** Every change of an item: who, when, old, new, reason, entry mode, and the instance version it made. */
+export const crfValueHistory = pgTable(
+  'crf_value_history',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    instanceId: integer('instance_id')
+      .notNull()
+      .references(() => crfInstances.id),
+    variable: varchar('variable', { length: 40 }).notNull(),
+    oldValue: jsonb('old_value').$type<{ v: unknown }>(),
+    newValue: jsonb('new_value').$type<{ v: unknown }>(),
+    entryMode: integer('entry_mode').notNull(),
+    reason: varchar('reason', { length: 500 }),
+    instanceVersion: integer('instance_version').notNull(),
+    userId: integer('user_id').references(() => users.id),
+    userName: varchar('user_name', { length: 50 }),
+    createdAt: created(),
+  },
+  (t) => [index('crf_value_history_item').on(t.instanceId, t.variable)],
+);
+
 /** A hospital's application to join a project as a site (Center Application module, PRO only). */
 export const centerApplications = pgTable(
   'center_applications',

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import {
+  certifyRequest,
+  crfInstanceView,
+  crfKey,
+  historyRow,
+  saveBatchRequest,
+  scheduleVisit,
+  subjectIdQuery,
+  unscheduledRequest,
+} from '@esource/shared';
+import { defineRoute, type RouteSpec } from '../../lib/route';
+import type { AppDeps } from '../../app-deps';
+import { EcrfService } from './ecrf.service';
+
+export function ecrfRoutes({ database }: AppDeps): RouteSpec[] {
+  const svc = new EcrfService(database.db);
+  const read = { permission: { anyOf: ['crf:result:query', 'patient:page:query'] }, scope: 'project' } as const;
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/project/pts/visits',
+      guard: read,
+      summary: "A subject's visits: planned dates and windows from the first visit, state, forms and their status",
+      tags: ['ecrf'],
+      query: subjectIdQuery,
+      response: z.array(scheduleVisit),
+      handler: ({ ctx, query }) => svc.schedule(ctx, query.ptsId),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/prefill/visit/addOrUpdateUnscheduled',
+      guard: { permission: { anyOf: ['crf:result:save'] }, scope: 'project' },
+      summary: 'Add an unscheduled visit for a subject on a date',
+      tags: ['ecrf'],
+      body: unscheduledRequest,
+      response: z.object({ id: z.number().int() }),
+      handler: ({ ctx, body }) => svc.addUnscheduled(ctx, body),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/crf/form/item/result/list',
+      guard: read,
+      summary: 'One form instance: its definition, status, version and values with entry mode',
+      tags: ['ecrf'],
+      query: crfKey,
+      response: crfInstanceView,
+      handler: ({ ctx, query }) => svc.view(ctx, query),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/form/item/result/saveBatch',
+      guard: { permission: { anyOf: ['crf:result:save'] }, scope: 'project' },
+      summary: 'Save items of one form (stash 0 skips required checks; manual 2 / direct 3 complete it); stale saves are refused',
+      tags: ['ecrf'],
+      bodyType: 'json',
+      body: saveBatchRequest,
+      response: crfInstanceView,
+      handler: ({ ctx, body }) => svc.saveBatch(ctx, body),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/crf/form/item/result/history',
+      guard: read,
+      summary: 'History of the items of an instance (who, when, old, new, reason, entry mode)',
+      tags: ['ecrf'],
+      query: z.object({ instanceId: z.coerce.number().int().positive(), variable: z.string().max(40).optional() }),
+      response: z.array(historyRow),
+      handler: ({ ctx, query }) => svc.history(ctx, query.instanceId, query.variable),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/report/check',
+      guard: { permission: { anyOf: ['crf:result:check'] }, scope: 'project' },
+      summary: 'Certify a completed form: it becomes read-only',
+      tags: ['ecrf'],
+      body: certifyRequest,
+      response: z.object({ id: z.number().int(), status: z.number().int(), version: z.number().int() }),
+      handler: ({ ctx, body }) => svc.certify(ctx, body.instanceId, body.version, true, body.reason),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/report/checkCancel',
+      guard: { permission: { anyOf: ['crf:result:uncheck'] }, scope: 'project' },
+      summary: 'Uncertify a form, with a reason',
+      tags: ['ecrf'],
+      body: certifyRequest,
+      response: z.object({ id: z.number().int(), status: z.number().int(), version: z.number().int() }),
+      handler: ({ ctx, body }) => svc.certify(ctx, body.instanceId, body.version, false, body.reason),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/form/item/result/deleteRepeatForm',
+      guard: { permission: { anyOf: ['crf:result:save'] }, scope: 'project' },
+      summary: 'Delete one repeat of a cycle form (kept and marked deleted), with a reason',
+      tags: ['ecrf'],
+      body: z.object({ instanceId: z.coerce.number().int().positive(), reason: z.string().min(1).max(500) }),
+      response: z.null(),
+      handler: async ({ ctx, body }) => {
+        await svc.deleteRepeat(ctx, body.instanceId, body.reason);
+        return null;
+      },
+    }),
+  ];
+}

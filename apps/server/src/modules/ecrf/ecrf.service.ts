@@ -1,0 +1,396 @@
+/**
+ * eCRF data entry (issue 5): one instance per subject × visit × form (more for cycle forms), values with their
+ * entry mode, optimistic locking naming who changed what, a reason to change a saved value, item history, the
+ * form's rules (types, required when shown, conditions) enforced here exactly as the web renderer applies them,
+ * and certification that makes the form read-only until uncertified with a reason.
+ */
+import { and, asc, desc, eq, gt, inArray, isNull } from 'drizzle-orm';
+import {
+  CRF_STATUS,
+  ENTRY_MODE,
+  formFields,
+  hiddenByCondition,
+  missingRequired,
+  valueProblem,
+  visitState,
+  visitWindow,
+  type CrfInstanceView,
+  type FormDefinition,
+  type ItemValues,
+  type ScheduleVisit,
+} from '@esource/shared';
+import type { z } from 'zod';
+import type { saveBatchRequest, unscheduledRequest } from '@esource/shared';
+import type { Db, Tx } from '../../db/client';
+import { crfInstances, crfValueHistory, crfValues, forms, subjectUnscheduledVisits, users, visitForms, visits } from '../../db/schema';
+import { AppError, type FieldProblem } from '../../lib/errors';
+import type { ProjectScopedContext } from '../../lib/context';
+import { actorOf, recordAudit } from '../audit/audit.service';
+import { SubjectsService } from '../subjects/subjects.service';
+import { translator } from '../../lib/i18n';
+
+type Key = { ptsId: number; visitId: number; formId: number; unscheduledId: number; repeatNo: number };
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+const empty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+
+export class EcrfService {
+  private readonly subjects: SubjectsService;
+  constructor(private readonly db: Db) {
+    this.subjects = new SubjectsService(db);
+  }
+
+  /** The subject, the visit of its design version, and the form assigned to that visit. */
+  private async resolve(tx: Db | Tx, ctx: ProjectScopedContext, key: Key) {
+    const subject = await this.subjects.find(tx, ctx, key.ptsId);
+    if (subject.status === 0) throw new AppError('SUBJECT_DELETED');
+    const [visit] = await tx.select().from(visits).where(eq(visits.id, key.visitId));
+    if (!visit || visit.versionId !== subject.designVersionId) throw new AppError('NOT_FOUND', { entity: 'visit' });
+    const [link] = await tx.select().from(visitForms).where(and(eq(visitForms.visitId, visit.id), eq(visitForms.formId, key.formId)));
+    const [form] = link ? await tx.select().from(forms).where(eq(forms.id, key.formId)) : [];
+    if (!form) throw new AppError('NOT_FOUND', { entity: 'form' });
+    if (visit.unscheduled !== key.unscheduledId > 0) throw new AppError('NOT_FOUND', { entity: 'visit' });
+    if (key.unscheduledId > 0) {
+      const [u] = await tx
+        .select()
+        .from(subjectUnscheduledVisits)
+        .where(and(eq(subjectUnscheduledVisits.id, key.unscheduledId), eq(subjectUnscheduledVisits.subjectId, subject.id)));
+      if (!u) throw new AppError('NOT_FOUND', { entity: 'visit' });
+    }
+    const def = form.definition as unknown as FormDefinition;
+    if (key.repeatNo > 1 && !def.cycle) throw new AppError('NOT_FOUND', { entity: 'form' });
+    return { subject, visit, form, def };
+  }
+
+  private async instanceOf(tx: Db | Tx, key: Key) {
+    const [i] = await tx
+      .select()
+      .from(crfInstances)
+      .where(
+        and(
+          eq(crfInstances.subjectId, key.ptsId),
+          eq(crfInstances.visitId, key.visitId),
+          eq(crfInstances.unscheduledId, key.unscheduledId),
+          eq(crfInstances.formId, key.formId),
+          eq(crfInstances.repeatNo, key.repeatNo),
+          isNull(crfInstances.deletedAt),
+        ),
+      );
+    return i ?? null;
+  }
+
+  async view(ctx: ProjectScopedContext, key: Key): Promise<CrfInstanceView> {
+    const { form, def } = await this.resolve(this.db, ctx, key);
+    const inst = await this.instanceOf(this.db, key);
+    const values: CrfInstanceView['values'] = {};
+    let certifiedBy: string | null = null;
+    if (inst) {
+      const rows = await this.db
+        .select({ v: crfValues, name: users.name })
+        .from(crfValues)
+        .leftJoin(users, eq(users.id, crfValues.updatedBy))
+        .where(eq(crfValues.instanceId, inst.id));
+      for (const r of rows) values[r.v.variable] = { value: r.v.value?.v ?? null, entryMode: r.v.entryMode, sourceRef: r.v.sourceRef, updatedBy: r.name, updateTime: r.v.updatedAt.toISOString() };
+      if (inst.certifiedBy) certifiedBy = (await this.db.select({ n: users.name }).from(users).where(eq(users.id, inst.certifiedBy)))[0]?.n ?? null;
+    }
+    return {
+      instance: inst
+        ? { id: inst.id, status: inst.status, version: inst.version, repeatNo: inst.repeatNo, certifiedBy, certifiedAt: inst.certifiedAt?.toISOString() ?? null, updateTime: inst.updatedAt.toISOString() }
+        : null,
+      values,
+      formId: form.id,
+      formName: form.name,
+      formCode: form.code,
+      cycle: def.cycle,
+      definition: def,
+    };
+  }
+
+  /** Saves a batch of items of one form instance in one transaction. */
+  async saveBatch(ctx: ProjectScopedContext, input: z.output<typeof saveBatchRequest>): Promise<CrfInstanceView> {
+    await this.db.transaction(async (tx) => {
+      const { subject, def } = await this.resolve(tx, ctx, input);
+      let inst = await this.instanceOf(tx, input);
+      if (inst?.status === CRF_STATUS.certified) throw new AppError('FORM_CERTIFIED');
+      if (inst && input.version !== inst.version) {
+        // name who changed what since the version this editor loaded
+        const changes = await tx
+          .select()
+          .from(crfValueHistory)
+          .where(and(eq(crfValueHistory.instanceId, inst.id), gt(crfValueHistory.instanceVersion, input.version ?? 0)))
+          .orderBy(desc(crfValueHistory.id));
+        const who = [...new Set(changes.map((c) => c.userName ?? '?'))].join(', ') || '?';
+        throw new AppError('STALE_WRITE_ITEMS', {
+          user: who,
+          time: inst.updatedAt.toISOString(),
+          fields: [...new Set(changes.map((c) => c.variable))].join(', ') || '-',
+        });
+      }
+      const fields = new Map(formFields(def.components).map((f) => [f.variable, f]));
+      const current = new Map<string, typeof crfValues.$inferSelect>();
+      if (inst) for (const v of await tx.select().from(crfValues).where(eq(crfValues.instanceId, inst.id))) current.set(v.variable, v);
+
+      const problems: FieldProblem[] = [];
+      const incoming = new Map<string, { value: unknown; reason?: string | undefined }>();
+      for (const it of input.items) {
+        const f = fields.get(it.variable);
+        if (!f) {
+          problems.push({ field: it.variable, message: 'validation.unknownItem' });
+          continue;
+        }
+        if ((f.readOnly || f.disabled) && input.entryMode !== ENTRY_MODE.stash && !same(current.get(it.variable)?.value?.v, it.value)) {
+          problems.push({ field: it.variable, message: 'validation.readOnlyItem' });
+          continue;
+        }
+        const value = f.type === 'number' && typeof it.value === 'string' && it.value.trim() !== '' ? Number(it.value) : empty(it.value) ? null : it.value;
+        const p = valueProblem(f, it.value);
+        if (p) problems.push({ field: it.variable, message: `validation.value_${p}` });
+        incoming.set(it.variable, { value, reason: it.reason });
+      }
+      // the merged picture: what is stored, with this batch on top
+      const merged: ItemValues = {};
+      for (const [k, v] of current) merged[k] = v.value?.v ?? null;
+      for (const [k, v] of incoming) merged[k] = v.value;
+      // items hidden by a condition lose their value
+      for (const hidden of hiddenByCondition(def, merged)) {
+        if (!empty(merged[hidden])) {
+          merged[hidden] = null;
+          incoming.set(hidden, { value: null, reason: incoming.get(hidden)?.reason ?? 'hidden by display condition' });
+        }
+      }
+      if (input.entryMode !== ENTRY_MODE.stash) {
+        for (const v of missingRequired(def, merged)) problems.push({ field: v, message: 'validation.required' });
+      }
+      // once saved (not as a draft), a value changes only with a reason
+      for (const [k, v] of incoming) {
+        const old = current.get(k);
+        if (old && old.entryMode !== ENTRY_MODE.stash && !empty(old.value?.v) && !same(old.value?.v, v.value) && !v.reason) {
+          problems.push({ field: k, message: 'validation.changeReason' });
+        }
+      }
+      if (problems.length) {
+        const t = translator(ctx.language);
+        const detail = problems.map((p) => ({ field: p.field, message: t(p.message) }));
+        throw new AppError('VALIDATION', { detail: t('validation.field', { field: detail[0]!.field, message: detail[0]!.message }) }, detail);
+      }
+
+      const now = new Date();
+      const status = input.entryMode === ENTRY_MODE.stash ? CRF_STATUS.draft : CRF_STATUS.completed;
+      if (!inst) {
+        inst = (
+          await tx
+          .insert(crfInstances)
+          .values({
+            env: ctx.env,
+            projectId: ctx.project.id,
+            siteId: subject.siteId,
+            subjectId: subject.id,
+            visitId: input.visitId,
+            unscheduledId: input.unscheduledId,
+            formId: input.formId,
+            repeatNo: input.repeatNo,
+            status,
+            updatedBy: ctx.user.id,
+          })
+          .returning()
+        )[0] ?? null;
+      } else {
+        inst = (
+          await tx
+          .update(crfInstances)
+          .set({ status, version: inst.version + 1, updatedBy: ctx.user.id, updatedAt: now })
+          .where(and(eq(crfInstances.id, inst.id), eq(crfInstances.version, inst.version)))
+          .returning()
+        )[0] ?? null;
+        if (!inst) throw new AppError('STALE_WRITE', { user: '?', time: now.toISOString() });
+      }
+      const audits = [];
+      for (const [k, v] of incoming) {
+        const old = current.get(k);
+        if (old && same(old.value?.v, v.value) && old.entryMode === input.entryMode) continue;
+        if (!old && empty(v.value)) continue;
+        if (old) {
+          await tx
+            .update(crfValues)
+            .set({ value: { v: v.value }, entryMode: input.entryMode, updatedBy: ctx.user.id, updatedAt: now })
+            .where(eq(crfValues.id, old.id));
+        } else {
+          await tx.insert(crfValues).values({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: input.entryMode, updatedBy: ctx.user.id });
+        }
+        if (old && same(old.value?.v, v.value)) continue;
+        await tx.insert(crfValueHistory).values({
+          instanceId: inst!.id,
+          variable: k,
+          oldValue: { v: old?.value?.v ?? null },
+          newValue: { v: v.value },
+          entryMode: input.entryMode,
+          reason: v.reason ?? null,
+          instanceVersion: inst!.version,
+          userId: ctx.user.id,
+          userName: ctx.user.name,
+        });
+        audits.push({
+          action: 'crf.value',
+          entity: 'crf_value',
+          entityId: inst!.id,
+          projectId: ctx.project.id,
+          siteId: subject.siteId,
+          subjectId: subject.id,
+          field: k,
+          oldValue: old?.value?.v ?? null,
+          newValue: v.value,
+          reason: v.reason ?? null,
+        });
+      }
+      await recordAudit(tx, actorOf(ctx), audits);
+    });
+    return this.view(ctx, input);
+  }
+
+  private async instanceById(tx: Db | Tx, ctx: ProjectScopedContext, id: number) {
+    const [inst] = await tx.select().from(crfInstances).where(and(eq(crfInstances.id, id), isNull(crfInstances.deletedAt)));
+    if (!inst) throw new AppError('NOT_FOUND', { entity: 'form' });
+    await this.subjects.find(tx, ctx, inst.subjectId);
+    return inst;
+  }
+
+  async history(ctx: ProjectScopedContext, instanceId: number, variable: string | undefined) {
+    await this.instanceById(this.db, ctx, instanceId);
+    const rows = await this.db
+      .select()
+      .from(crfValueHistory)
+      .where(and(eq(crfValueHistory.instanceId, instanceId), variable ? eq(crfValueHistory.variable, variable) : undefined))
+      .orderBy(asc(crfValueHistory.id));
+    return rows.map((r) => ({
+      id: r.id,
+      variable: r.variable,
+      oldValue: r.oldValue?.v ?? null,
+      newValue: r.newValue?.v ?? null,
+      entryMode: r.entryMode,
+      reason: r.reason,
+      userName: r.userName,
+      createTime: r.createdAt.toISOString(),
+    }));
+  }
+
+  /** Certify (completed → certified) or uncertify with a reason (certified → completed). */
+  async certify(ctx: ProjectScopedContext, instanceId: number, version: number, on: boolean, reason: string | undefined) {
+    return this.db.transaction(async (tx) => {
+      const inst = await this.instanceById(tx, ctx, instanceId);
+      if (inst.version !== version) throw new AppError('STALE_WRITE', { user: '?', time: inst.updatedAt.toISOString() });
+      if (on && inst.status !== CRF_STATUS.completed) throw new AppError('CONFLICT', { detail: translator(ctx.language)('errors.CERTIFY_NOT_COMPLETED') });
+      if (!on && inst.status !== CRF_STATUS.certified) throw new AppError('CONFLICT', { detail: 'not certified' });
+      if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'uncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
+      const now = new Date();
+      const [after] = await tx
+        .update(crfInstances)
+        .set({
+          status: on ? CRF_STATUS.certified : CRF_STATUS.completed,
+          certifiedBy: on ? ctx.user.id : null,
+          certifiedAt: on ? now : null,
+          version: inst.version + 1,
+          updatedAt: now,
+        })
+        .where(eq(crfInstances.id, inst.id))
+        .returning();
+      await recordAudit(tx, actorOf(ctx), [
+        {
+          action: on ? 'crf.certify' : 'crf.uncertify',
+          entity: 'crf_instance',
+          entityId: inst.id,
+          projectId: ctx.project.id,
+          siteId: inst.siteId,
+          subjectId: inst.subjectId,
+          field: 'status',
+          oldValue: inst.status,
+          newValue: after!.status,
+          reason: reason ?? null,
+        },
+      ]);
+      return { id: after!.id, status: after!.status, version: after!.version };
+    });
+  }
+
+  /** Removes one repeat of a cycle form (kept, marked deleted, with a reason). */
+  async deleteRepeat(ctx: ProjectScopedContext, instanceId: number, reason: string) {
+    await this.db.transaction(async (tx) => {
+      const inst = await this.instanceById(tx, ctx, instanceId);
+      const [form] = await tx.select().from(forms).where(eq(forms.id, inst.formId));
+      if (!(form!.definition as unknown as FormDefinition).cycle) throw new AppError('CONFLICT', { detail: 'not a cycle form' });
+      if (inst.status === CRF_STATUS.certified) throw new AppError('FORM_CERTIFIED');
+      await tx.update(crfInstances).set({ deletedAt: new Date(), version: inst.version + 1 }).where(eq(crfInstances.id, inst.id));
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'crf.deleteRepeat', entity: 'crf_instance', entityId: inst.id, projectId: ctx.project.id, siteId: inst.siteId, subjectId: inst.subjectId, oldValue: inst.repeatNo, reason },
+      ]);
+    });
+  }
+
+  async addUnscheduled(ctx: ProjectScopedContext, input: z.output<typeof unscheduledRequest>) {
+    return this.db.transaction(async (tx) => {
+      const subject = await this.subjects.find(tx, ctx, input.ptsId);
+      const [visit] = await tx.select().from(visits).where(eq(visits.id, input.visitId));
+      if (!visit || !visit.unscheduled || visit.versionId !== subject.designVersionId) throw new AppError('INVALID_REFERENCE', { field: 'visitId' });
+      const [u] = await tx
+        .insert(subjectUnscheduledVisits)
+        .values({ subjectId: subject.id, visitId: visit.id, visitDate: input.visitDate, label: input.label ?? null, createdBy: ctx.user.id })
+        .returning();
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'visit.unscheduled', entity: 'subject', entityId: subject.id, projectId: ctx.project.id, siteId: subject.siteId, subjectId: subject.id, newValue: `${visit.code} ${input.visitDate}` },
+      ]);
+      return { id: u!.id };
+    });
+  }
+
+  /** The subject's visits: planned dates and windows from the first visit, state, and each form's status. */
+  async schedule(ctx: ProjectScopedContext, ptsId: number, today = new Date().toISOString().slice(0, 10)): Promise<ScheduleVisit[]> {
+    const subject = await this.subjects.find(this.db, ctx, ptsId);
+    if (!subject.designVersionId) return [];
+    const vs = await this.db.select().from(visits).where(eq(visits.versionId, subject.designVersionId)).orderBy(asc(visits.sortOrder), asc(visits.dayOffset));
+    if (vs.length === 0) return [];
+    const links = await this.db
+      .select({ visitId: visitForms.visitId, formId: forms.id, code: forms.code, name: forms.name, definition: forms.definition, sortOrder: visitForms.sortOrder })
+      .from(visitForms)
+      .innerJoin(forms, eq(forms.id, visitForms.formId))
+      .where(inArray(visitForms.visitId, vs.map((v) => v.id)))
+      .orderBy(asc(visitForms.sortOrder));
+    const insts = await this.db.select().from(crfInstances).where(and(eq(crfInstances.subjectId, subject.id), isNull(crfInstances.deletedAt)));
+    const uns = await this.db.select().from(subjectUnscheduledVisits).where(eq(subjectUnscheduledVisits.subjectId, subject.id)).orderBy(asc(subjectUnscheduledVisits.visitDate));
+    const build = (v: (typeof vs)[number], unscheduledId: number, win: { planned: string; start: string; end: string } | null, name: string): ScheduleVisit => {
+      const fs = links
+        .filter((l) => l.visitId === v.id)
+        .map((l) => {
+          const is = insts.filter((i) => i.visitId === v.id && i.formId === l.formId && i.unscheduledId === unscheduledId).sort((a, b) => a.repeatNo - b.repeatNo);
+          const status = is.length === 0 ? CRF_STATUS.notStarted : Math.min(...is.map((i) => i.status));
+          return {
+            formId: l.formId,
+            code: l.code,
+            name: l.name,
+            cycle: Boolean((l.definition as { cycle?: boolean }).cycle),
+            status,
+            instances: is.map((i) => ({ id: i.id, repeatNo: i.repeatNo, status: i.status })),
+          };
+        });
+      const done = fs.length > 0 && fs.every((f) => f.status >= CRF_STATUS.completed);
+      return {
+        visitId: v.id,
+        unscheduledId,
+        code: v.code,
+        name,
+        unscheduled: v.unscheduled,
+        planned: win?.planned ?? null,
+        start: win?.start ?? null,
+        end: win?.end ?? null,
+        state: win ? visitState(win, done, today) : done ? 'done' : 'inWindow',
+        forms: fs,
+      };
+    };
+    const out: ScheduleVisit[] = [];
+    for (const v of vs) {
+      if (v.unscheduled) {
+        for (const u of uns.filter((x) => x.visitId === v.id)) {
+          out.push(build(v, u.id, { planned: u.visitDate, start: u.visitDate, end: u.visitDate }, u.label ? `${v.name} · ${u.label}` : v.name));
+        }
+      } else out.push(build(v, 0, visitWindow(subject.firstVisitDate, v), v.name));
+    }
+    return out;
+  }
+}
