@@ -60,7 +60,6 @@ test('zh ⇄ en switches every visible string of the shell; antd and the header 
   const zhProject = await checkTranslated(page, 'project zh');
   expect(zhProject).toContain('项目概览');
   expect(zhProject).not.toContain('Project overview');
-  await expect(page.locator('.ant-pagination')).toHaveCount(0);
   await shot(page, 'shell-project-zh_CN');
 
   // the choice persists across a reload
