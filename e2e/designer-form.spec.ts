@@ -183,14 +183,17 @@ test('designer: every component type, a display condition, drag and drop, save, 
   const preview = page.getByTestId('designer-preview');
   await expect(preview.getByTestId('crf-item-SEX')).toBeVisible();
   await expect(preview.getByTestId('crf-item-PREG')).toHaveCount(0);
-  await preview.getByTestId('crf-item-SEX').getByText('Female').click();
+  await preview.getByTestId('crf-item-SEX').getByText('Female', { exact: true }).click();
   await expect(preview.getByTestId('crf-item-PREG')).toBeVisible();
   await preview.getByTestId('crf-input-PREG').fill('negative');
   await preview.getByTestId('crf-input-WEIGHT').fill('70.26');
   await preview.getByTestId('crf-input-WEIGHT').blur();
   await expect(preview.getByTestId('preview-values')).toContainText('"WEIGHT": 70.3');
   await shoot(page, 'designer-preview-en_US');
-  await preview.getByTestId('crf-item-SEX').getByText('Male').click();
+  await preview.locator('table.crf-table').scrollIntoViewIfNeeded();
+  await expect(preview.locator('table.crf-table td[rowspan="2"]')).toHaveText('Vital signs');
+  await shoot(page, 'designer-preview-table-en_US');
+  await preview.getByTestId('crf-item-SEX').getByText('Male', { exact: true }).click();
   await expect(preview.getByTestId('crf-item-PREG')).toHaveCount(0);
   await expect(preview.getByTestId('preview-values')).not.toContainText('PREG');
   await preview.getByTestId('preview-validate').click();
@@ -206,7 +209,7 @@ test('designer: every component type, a display condition, drag and drop, save, 
   await page.locator('[data-testid="canvas-item"][data-type="table"] [data-testid="table-cell-0-0"]').click();
   await shoot(page, 'designer-table-merged-zh_CN');
   await page.getByTestId('tab-preview').click();
-  await page.getByTestId('designer-preview').getByTestId('crf-item-SEX').getByText('Female').click();
+  await page.getByTestId('designer-preview').getByTestId('crf-item-SEX').getByText('Female', { exact: true }).click();
   await shoot(page, 'designer-preview-zh_CN');
   await page.goto(`/project/microCrfConfig?versionId=${version.id}`);
   await expect(page.getByTestId('designer-canvas')).toBeVisible();

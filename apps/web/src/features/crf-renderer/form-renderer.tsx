@@ -17,6 +17,10 @@ export interface FormRendererProps {
   readOnly?: boolean;
   /** the reader's language; labels fall back to the primary label */
   language?: string;
+  /** messages to show on items as they are (e.g. a server's answer), by variable; they win over `errors` */
+  errorTexts?: Record<string, string>;
+  /** something to draw next to an item's label (e.g. eCRF entry's history button) */
+  itemExtra?: (field: FieldComponent) => ReactNode;
 }
 
 /**
@@ -24,7 +28,16 @@ export interface FormRendererProps {
  * entry use this very component. Controlled: `values` in, `onChange` out. Items whose display condition does
  * not hold are not drawn, not validated, and their values are cleared on the next change.
  */
-export function FormRenderer({ definition, values, onChange, errors = {}, readOnly, language }: FormRendererProps) {
+export function FormRenderer({
+  definition,
+  values,
+  onChange,
+  errors = {},
+  readOnly,
+  language,
+  errorTexts,
+  itemExtra,
+}: FormRendererProps) {
   const { t, i18n } = useTranslation('crf');
   const lang = language ?? i18n.language;
   const layout = definition.layout ?? 'vertical';
@@ -37,19 +50,31 @@ export function FormRenderer({ definition, values, onChange, errors = {}, readOn
     onChange(applyConditions(definition.components, value === undefined ? rest : { ...rest, [variable]: value }));
   };
 
-  const errorText = (e: FieldError | undefined): string | undefined => (e ? t(`error.${e.key}`, e.params) : undefined);
+  const errorText = (e: FieldError | undefined, variable?: string): string | undefined =>
+    (variable ? errorTexts?.[variable] : undefined) ?? (e ? t(`error.${e.key}`, e.params) : undefined);
 
   const fieldItem = (f: FieldComponent): ReactNode => {
     if (!shown.has(f.variable) || f.hidden) return null;
     const e = errors[f.variable];
+    const msg = errorText(e, f.variable);
+    const extra = itemExtra?.(f);
     return (
       <Form.Item
         key={f.variable}
         data-testid={`crf-item-${f.variable}`}
-        label={labelFor(f, lang)}
+        label={
+          extra ? (
+            <span className="crf-item-label">
+              {labelFor(f, lang)}
+              {extra}
+            </span>
+          ) : (
+            labelFor(f, lang)
+          )
+        }
         required={Boolean(f.required)}
-        validateStatus={e ? 'error' : undefined}
-        help={errorText(e)}
+        validateStatus={msg ? 'error' : undefined}
+        help={msg}
         className="crf-item"
       >
         <FieldControl
@@ -58,7 +83,7 @@ export function FormRenderer({ definition, values, onChange, errors = {}, readOn
           onChange={(v) => setValue(f.variable, v)}
           language={lang}
           readOnly={readOnly}
-          invalid={Boolean(e)}
+          invalid={Boolean(msg)}
           ariaLabel={labelFor(f, lang)}
         />
       </Form.Item>
@@ -82,6 +107,7 @@ export function FormRenderer({ definition, values, onChange, errors = {}, readOn
                     const f = c.component;
                     const visible = f && shown.has(f.variable) && !f.hidden;
                     const e = f ? errors[f.variable] : undefined;
+                    const msg = f ? errorText(e, f.variable) : undefined;
                     return (
                       <td
                         key={`${c.row}-${c.col}`}
@@ -93,17 +119,26 @@ export function FormRenderer({ definition, values, onChange, errors = {}, readOn
                         {c.text ? <div className="crf-cell-label">{c.text}</div> : null}
                         {f && visible ? (
                           <div data-testid={`crf-item-${f.variable}`}>
-                            {f.required ? <span className="crf-required" aria-hidden>*</span> : null}
+                            {c.text ? (
+                              f.required ? <span className="crf-required" aria-hidden>*</span> : null
+                            ) : (
+                              <div className="crf-cell-field-label">
+                                {f.required ? <span className="crf-required" aria-hidden>*</span> : null}
+                                {labelFor(f, lang)}
+                                {itemExtra?.(f)}
+                              </div>
+                            )}
+                            {c.text ? itemExtra?.(f) : null}
                             <FieldControl
                               field={f}
                               value={values[f.variable]}
                               onChange={(v) => setValue(f.variable, v)}
                               language={lang}
                               readOnly={readOnly}
-                              invalid={Boolean(e)}
+                              invalid={Boolean(msg)}
                               ariaLabel={labelFor(f, lang)}
                             />
-                            {e ? <div className="crf-cell-error">{errorText(e)}</div> : null}
+                            {msg ? <div className="crf-cell-error">{msg}</div> : null}
                           </div>
                         ) : null}
                       </td>
