@@ -1,0 +1,145 @@
+/**
+ * Benchmark (issue 5): the subject list page (50 rows, filtered and sorted) at 32 connections beside a bare
+ * Fastify JSON route in the same run, and the eCRF batch save of 50 items at 16 connections.
+ *
+ * Data: SUBJECTS subjects (default 100,000) across the demo project's two PRO sites, each with one completed
+ * 50-item form instance (5,000,000 item values at the default), generated in SQL.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/esource_bench npm run bench -- subjects
+ *   (without DATABASE_URL it runs on the embedded database with SUBJECTS=5000 unless set)
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { sql } from 'drizzle-orm';
+import { startServer } from '../apps/server/src/server';
+import { DEMO_PASSWORD, sha256Hex } from '../apps/server/src/db/seed';
+import { formDefinition } from '../packages/shared/src/design.schema';
+
+const onServer = Boolean(process.env.DATABASE_URL);
+const SUBJECTS = Number(process.env.SUBJECTS ?? (onServer ? 100_000 : 5_000));
+const ITEMS = 50;
+const duration = Number(process.env.DURATION ?? 10);
+
+function run(opts: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    void autocannon(opts, (err: Error | null, res: autocannon.Result) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esource-bench-subjects-'));
+const server = await startServer({
+  logger: false,
+  config: { port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', databaseUrl: process.env.DATABASE_URL || undefined },
+});
+const db = server.database.db;
+const exec = (q: string) => server.database.executeSql(q);
+
+// A 50-number-item form in the demo design, assigned to visit V1, for the save benchmark and the data.
+const def = formDefinition.parse({
+  name: 'Bench 50',
+  code: 'BENCH50',
+  components: Array.from({ length: ITEMS }, (_, i) => ({ id: `i${i}`, type: 'number', label: `Item ${i}`, variable: `I${i}`, precision: 1 })),
+});
+const t0 = Date.now();
+const existing = await exec(`select count(*)::int as n from subjects`);
+if (Number(existing.rows[0]!.n) < SUBJECTS) {
+  await db.execute(sql`insert into forms (version_id, code, name, definition, sort_order)
+    select id, 'BENCH50', 'Bench 50', ${JSON.stringify(def)}::jsonb, 99 from design_versions where project_id = 1 and version_no = 1
+    on conflict do nothing`);
+  await exec(`insert into visit_forms (visit_id, form_id, sort_order)
+    select v.id, f.id, 99 from visits v join forms f on f.version_id = v.version_id and f.code = 'BENCH50' where v.code = 'V1'
+    on conflict do nothing`);
+  await exec(`insert into subjects (env, project_id, site_id, pts_no, status, design_version_id, first_visit_date, medical_record_id, created_at, updated_at)
+    select 'PRO', 1, s.id, 'B' || lpad(g::text, 7, '0'), 1 + (g % 7), (select id from design_versions where project_id = 1 and version_no = 1),
+           date '2026-01-01' + (g % 300), 'MR' || g, now(), now()
+      from generate_series(1, ${SUBJECTS}) g
+      join sites s on s.project_id = 1 and s.env = 'PRO' and s.site_no = case when g % 2 = 0 then '01' else '02' end`);
+  await exec(`insert into crf_instances (env, project_id, site_id, subject_id, visit_id, form_id, status)
+    select 'PRO', 1, su.site_id, su.id, v.id, f.id, 2
+      from subjects su
+      join visits v on v.version_id = su.design_version_id and v.code = 'V1'
+      join forms f on f.version_id = su.design_version_id and f.code = 'BENCH50'
+     where su.pts_no like 'B%'`);
+  await exec(`insert into crf_values (instance_id, variable, value, entry_mode)
+    select i.id, 'I' || n, jsonb_build_object('v', (i.id % 200) + n / 10.0), 2
+      from crf_instances i join forms f on f.id = i.form_id and f.code = 'BENCH50'
+      cross join generate_series(0, ${ITEMS - 1}) n`);
+  await exec(`analyze`);
+}
+const counts = await exec(`select (select count(*) from subjects)::int as s, (select count(*) from crf_values)::int as v`);
+console.log(`data: ${Number(counts.rows[0]!.s)} subjects, ${Number(counts.rows[0]!.v)} item values (${((Date.now() - t0) / 1000).toFixed(1)} s to seed)`);
+
+async function login(account: string): Promise<string> {
+  const r = await fetch(`${server.url}/api/passport/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ account, password: sha256Hex(DEMO_PASSWORD), loginType: account === 'dm' ? '1' : '3' }).toString(),
+  });
+  return ((await r.json()) as { data: { token: string } }).data.token;
+}
+const dm = await login('dm');
+const crc1 = await login('crc1');
+
+const bare = Fastify({ logger: false });
+bare.post('/bare', async () => ({ code: 200, status: '1', data: { pageNumber: 1, totalCount: 0, content: [] } }));
+await bare.listen({ port: 0, host: '127.0.0.1' });
+const bareAddr = bare.server.address();
+const barePort = typeof bareAddr === 'object' && bareAddr ? bareAddr.port : 0;
+
+const listHeaders = { token: dm, proId: '1', proType: 'PRO', 'content-type': 'application/json' };
+const listBody = JSON.stringify({ status: 3, sortField: 'firstVisitDate', sortOrder: 'desc', pageSize: 50, pageNumber: 3 });
+await run({ url: `${server.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration: 2, connections: 32 });
+const list = await run({ url: `${server.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration, connections: 32 });
+const base = await run({ url: `http://127.0.0.1:${barePort}/bare`, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, duration, connections: 32 });
+
+// batch save: each connection re-saves the 50 items of its own subject's instance (stash mode) with the
+// instance version it got back last, so no save is stale
+const subjectsForSave = await exec(
+  `select su.id as pts, i.visit_id as visit, i.form_id as form, i.version as version from subjects su join crf_instances i on i.subject_id = su.id
+     join sites s on s.id = su.site_id where s.site_no = '01' and su.pts_no like 'B%' order by su.id limit 16`,
+);
+let n = 0;
+const save = await run({
+  url: `${server.url}/api/crf/form/item/result/saveBatch`,
+  method: 'POST',
+  duration,
+  connections: 16,
+  headers: { token: crc1, proId: '1', proType: 'PRO', 'content-type': 'application/json' },
+  setupClient: (client) => {
+    const row = subjectsForSave.rows[n++ % subjectsForSave.rows.length]!;
+    let version = Number(row.version);
+    let round = 0;
+    const body = () =>
+      JSON.stringify({
+        ptsId: row.pts,
+        visitId: row.visit,
+        formId: row.form,
+        version,
+        entryMode: 0,
+        items: Array.from({ length: ITEMS }, (_, i) => ({ variable: `I${i}`, value: Number(((round % 90) + i / 10).toFixed(1)) })),
+      });
+    client.setBody(body());
+    client.on('body', (b: Buffer) => {
+      const r = JSON.parse(b.toString()) as { data?: { instance?: { version: number } } };
+      version = r.data?.instance?.version ?? version;
+      round++;
+      client.setBody(body());
+    });
+  },
+});
+
+const line = (name: string, r: autocannon.Result) =>
+  `${name.padEnd(30)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx + r.errors}`;
+console.log(`\nsubjects benchmark — ${server.database.kind}, ${os.cpus().length} cores, ${duration} s per run`);
+console.log(line('subject list page (32 conn)', list));
+console.log(line('bare Fastify JSON (32 conn)', base));
+console.log(`ratio list / bare: ${(list.requests.average / base.requests.average).toFixed(3)}   (goal ≥ 0.25, p99 < 50 ms)`);
+console.log(line('batch save 50 items (16 conn)', save));
+console.log(`(goal: batch save p99 < 100 ms)`);
+console.log(`process RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB (server, clients and bare server in one process)`);
+await bare.close();
+await server.close();
+fs.rmSync(dataDir, { recursive: true, force: true });
