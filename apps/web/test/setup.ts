@@ -1,4 +1,8 @@
 import { afterEach, vi } from 'vitest';
+import { configure } from '@testing-library/react';
+
+// antd renders slowly in jsdom, more so when the suite runs in parallel on a small machine
+configure({ asyncUtilTimeout: 5_000 });
 
 // antd needs matchMedia and a canvas context that jsdom does not provide
 Object.defineProperty(window, 'matchMedia', {

@@ -46,7 +46,7 @@ const newPwd = () => screen.getByTestId('new-password');
 const confirmPwd = () => screen.getByTestId('confirm-password');
 const ok = () => screen.getByRole('button', { name: 'OK' });
 
-describe('Modify Password dialog', () => {
+describe('Modify Password dialog', { timeout: 60_000 }, () => {
   it('shows every validation message and the hint', async () => {
     renderDialog();
     expect(screen.getByTestId('password-hint').textContent).toBe(
