@@ -235,3 +235,25 @@ test('designer: a published version opens read-only', async ({ page, request }) 
   await expect(page.locator('table.crf-table td[rowspan], table.crf-table td[colspan]').first()).toBeVisible();
   await shoot(page, 'designer-readonly-preview-en_US');
 });
+
+test('designer: a save over someone else’s newer save is refused with the server’s message', async ({ page, request }) => {
+  const login = await apiLogin(request, 'dm', 1, 'main');
+  const s: ApiSession = { ...login, user: { ...login.user, projectType: 'DEV' } };
+  const headers = { token: s.token, proId: '1', proType: 'DEV' };
+  const stamp = Date.now().toString(36).toUpperCase();
+  const version = ((await (await request.post('/api/crf/version/add', { headers, form: { name: `E2E lock ${stamp}` } })).json()) as Envelope<{ id: number }>).data;
+  const definition = { name: 'Lock test', code: `LK${stamp}`, components: [{ id: 'c1', type: 'text', label: 'Note', variable: 'NOTE' }] };
+  const saved = ((await (await request.post('/api/crf/form/save', { headers, data: { versionId: version.id, definition } })).json()) as Envelope<{ id: number; lockVersion: number }>).data;
+  await openLoggedIn(page, s, 'main', `/project/microCrfConfig?proId=1&versionId=${version.id}&formId=${saved.id}`, 'en_US');
+  await expect(page.getByTestId('form-name')).toHaveValue('Lock test');
+  // someone else saves meanwhile
+  const other = await request.post('/api/crf/form/save', {
+    headers,
+    data: { versionId: version.id, id: saved.id, lockVersion: saved.lockVersion, definition: { ...definition, name: 'Changed elsewhere' } },
+  });
+  expect(((await other.json()) as Envelope<unknown>).status).toBe('1');
+  await page.getByTestId('form-name').fill('My change');
+  await page.getByTestId('designer-save').click();
+  await expect(page.getByTestId('designer-save-error')).toContainText('please reload and try again');
+  await expect(page.getByTestId('designer-dirty')).toBeVisible();
+});
