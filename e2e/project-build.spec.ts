@@ -134,6 +134,27 @@ test('data manager creates a project (server field errors on the fields), then e
   await dialogOk(page, 'project-dialog');
   await expect(page.getByTestId('open-project-card')).toContainText(`${NAME} (edited)`);
 
+  // copy it, open the copy and delete it (no subject data yet)
+  await page.getByTestId('project-copy').click();
+  await page.getByTestId('copy-no').fill(`${NO}-C`);
+  await dialogOk(page, 'copy-dialog');
+  await expect(page.getByTestId('copy-dialog')).toHaveCount(0);
+  await expect(page.getByTestId('project-table')).toContainText(`${NO}-C`);
+  await page.getByTestId(`enter-${NO}-C`).click();
+  await expect(page.getByTestId('project-label')).toContainText(`${NO}-C`);
+  await page.getByTestId('project-delete').click();
+  await page.getByTestId('delete-confirm-no').fill('wrong');
+  await dialogOk(page, 'delete-dialog');
+  await expect(page.getByTestId('delete-dialog').locator('.ant-form-item-explain-error')).toContainText(
+    'does not match',
+  );
+  await page.getByTestId('delete-confirm-no').fill(`${NO}-C`);
+  await dialogOk(page, 'delete-dialog');
+  await expect(page).toHaveURL(/\/overview/);
+  await expect(page.getByTestId('project-card').filter({ hasText: `${NO}-C` })).toHaveCount(0);
+  await enterProject(page, NO);
+  await page.goto('/project/ProjectManage');
+
   // search and a filter that matches nothing
   const search = await inputOf(page, 'project-search');
   await search.fill(NO);
@@ -186,7 +207,6 @@ test('two sites in DEV; in UAT two sites and crc1 invited for one of them; DEV e
   await expect(page.getByTestId('sites-table').locator('tbody tr.ant-table-row')).toHaveCount(0);
   await addSite(page, 'Demo City Hospital', 'U01');
   await addSite(page, 'Demo University Hospital', 'U02');
-  await shot(page, 'project-sites-en.png');
 
   await page.goto('/project/user-manage');
   await expect(page.getByTestId('team-page')).toBeVisible();
@@ -201,6 +221,18 @@ test('two sites in DEV; in UAT two sites and crc1 invited for one of them; DEV e
   await expect(row).toContainText('U01');
   await expect(row).not.toContainText('U02');
   await shot(page, 'project-team-en.png');
+
+  // the principal investigator is chosen from the team
+  await page.goto('/project/centerList');
+  await page.getByTestId('site-edit-U01').click();
+  await pick(page, 'site-pi', 'Amy Coordinator', false);
+  await dialogOk(page, 'site-dialog');
+  await expect(page.getByTestId('site-dialog')).toHaveCount(0);
+  await expect(page.getByTestId('sites-table').locator('tr.ant-table-row', { hasText: 'U01' })).toContainText(
+    'Amy Coordinator',
+  );
+  await shot(page, 'project-sites-en.png');
+  await page.goto('/project/user-manage');
 
   // the site filter finds crc1 at U01 and not at U02
   await pick(page, 'filter-site', 'U02', false);

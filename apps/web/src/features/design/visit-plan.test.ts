@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VisitRow } from '@esource/shared';
 import {
+  axisTicks,
   dayPercent,
   nextSortOrder,
   overlappingWindows,
@@ -61,6 +62,12 @@ describe('visit windows for the timeline', () => {
       timelineRange(visitWindows([visit({ id: 1, code: 'R', dayOffset: -14, windowBefore: 2 })])).min,
     ).toBeLessThan(-16);
     expect(timelineRange([])).toEqual({ min: 0, max: 1 });
+  });
+
+  it('labels the axis without crowding', () => {
+    const r = { min: 0, max: 100 };
+    expect(axisTicks([0, 14, 3, 28, 14, 30], r)).toEqual([0, 14, 28]);
+    expect(axisTicks([], r)).toEqual([]);
   });
 
   it('finds overlapping windows', () => {

@@ -43,6 +43,20 @@ export function dayPercent(day: number, range: { min: number; max: number }): nu
   return ((day - range.min) / (range.max - range.min)) * 100;
 }
 
+/** Axis labels: the given days, each once, leaving out any that would sit closer than `minGap` percent to the previous. */
+export function axisTicks(
+  days: readonly number[],
+  range: { min: number; max: number },
+  minGap = 7,
+): number[] {
+  const out: number[] = [];
+  for (const d of [...new Set(days)].sort((a, b) => a - b)) {
+    const last = out[out.length - 1];
+    if (last === undefined || dayPercent(d, range) - dayPercent(last, range) >= minGap) out.push(d);
+  }
+  return out;
+}
+
 /** Pairs of scheduled visits whose windows overlap (a visit date could then count for either). */
 export function overlappingWindows(ws: readonly VisitWindow[]): [VisitWindow, VisitWindow][] {
   const out: [VisitWindow, VisitWindow][] = [];

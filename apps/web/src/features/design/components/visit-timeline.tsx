@@ -1,7 +1,7 @@
 import { Alert, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { VisitRow } from '@esource/shared';
-import { dayPercent, overlappingWindows, timelineRange, visitWindows } from '../visit-plan';
+import { axisTicks, dayPercent, overlappingWindows, timelineRange, visitWindows } from '../visit-plan';
 
 const ROW = 24;
 
@@ -17,9 +17,7 @@ export function VisitTimeline({ visits }: { visits: readonly VisitRow[] }) {
     );
   const range = timelineRange(ws);
   const overlaps = overlappingWindows(ws);
-  const ticks = [...new Set([range.min + 1, 0, ...ws.map((w) => w.day), range.max - 1])].sort(
-    (a, b) => a - b,
-  );
+  const ticks = axisTicks([0, ...ws.map((w) => w.day)], range);
   const height = ws.length * ROW + 28;
   return (
     <div data-testid="visit-timeline">
@@ -31,7 +29,8 @@ export function VisitTimeline({ visits }: { visits: readonly VisitRow[] }) {
             </div>
           ))}
         </div>
-        <div style={{ position: 'relative', flex: 1, height, borderLeft: '1px solid #f0f0f0' }}>
+        {/* side margins leave room for the day labels at both ends */}
+        <div style={{ position: 'relative', flex: 1, height, margin: '0 28px' }}>
           {/* day 0: the first visit */}
           <div
             style={{

@@ -113,7 +113,7 @@ export default function DesignPage() {
       width: 90,
       render: (_: unknown, v) => {
         const w = windowText(v);
-        return w ? t('timeline.day', { day: w.day }) : '—';
+        return w ? <span style={{ whiteSpace: 'nowrap' }}>{t('timeline.day', { day: w.day })}</span> : '—';
       },
     },
     {
@@ -122,7 +122,7 @@ export default function DesignPage() {
       width: 110,
       render: (_: unknown, v) => {
         const w = windowText(v);
-        return w ? `−${w.before} / +${w.after}` : '—';
+        return w ? <span style={{ whiteSpace: 'nowrap' }}>{`−${w.before} / +${w.after}`}</span> : '—';
       },
     },
     {
@@ -429,6 +429,7 @@ export default function DesignPage() {
                           loading={visits.isFetching}
                           pagination={false}
                           data-testid="visits-table"
+                          scroll={{ x: 'max-content' }}
                           locale={{
                             emptyText: (
                               <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('visit.none')} />
