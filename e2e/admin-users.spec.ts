@@ -72,6 +72,11 @@ test('admin adds a user: a bad phone is refused, a good one gives the initial pa
   await expect(page.getByTestId('users-table')).toContainText(`E2E User ${STAMP}`);
   await expect(page).toHaveURL(/pageNumber=1/);
 
+  // export with the current filter: an .xlsx download
+  const download = page.waitForEvent('download');
+  await page.getByTestId('users-export').click();
+  expect((await download).suggestedFilename()).toMatch(/^users-\d{8}-\d{4}\.xlsx$/);
+
   // a duplicate account: the server's translated message
   await page.getByTestId('users-add').click();
   await page.getByTestId('user-account').fill(account);

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { Fragment, useMemo, useState } from 'react';
 import { App, Button, DatePicker, Empty, Form, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { ExportOutlined, SearchOutlined } from '@ant-design/icons';
@@ -25,12 +25,25 @@ interface FilterValues {
 
 const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-/** A long audit value: one or two lines, the whole text in a tooltip. */
+/** A long audit value: two lines, expandable to the whole text. */
 function Value({ v }: { v: string | null }) {
   if (v === null || v === '') return <Typography.Text type="secondary">—</Typography.Text>;
   return (
-    <Typography.Paragraph ellipsis={{ rows: 2, tooltip: v }} style={{ marginBottom: 0, wordBreak: 'break-all' }}>
-      {v}
+    <Typography.Paragraph
+      ellipsis={{ rows: 2, expandable: 'collapsible' }}
+      style={{ marginBottom: 0, overflowWrap: 'anywhere' }}
+    >
+      {/* a break opportunity after each comma: lists (permissions, sites) wrap between items */}
+      {v.split(',').map((part, i, all) => (
+        <Fragment key={i}>
+          {part}
+          {i < all.length - 1 ? (
+            <>
+              ,<wbr />
+            </>
+          ) : null}
+        </Fragment>
+      ))}
     </Typography.Paragraph>
   );
 }
@@ -115,15 +128,15 @@ export function AuditLogView({
         </Tooltip>
       ),
       dataIndex: 'createTime',
-      width: 170,
-      render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm:ss'),
+      width: 160,
+      render: (v: string) => <span style={{ whiteSpace: 'nowrap' }}>{dayjs(v).format('YYYY-MM-DD HH:mm:ss')}</span>,
     },
-    { title: t('cols.user'), dataIndex: 'userName', width: 140, ellipsis: true, render: (v: string | null) => v ?? '—' },
+    { title: t('cols.user'), dataIndex: 'userName', width: 110, ellipsis: true, render: (v: string | null) => v ?? '—' },
     { title: t('cols.env'), dataIndex: 'env', width: 70, render: (v: string | null) => (v ? <Tag>{v}</Tag> : '—') },
     {
       title: t('cols.event'),
       dataIndex: 'action',
-      width: 170,
+      width: 140,
       render: (v: string) => (
         <Tooltip title={v}>
           <span>{labelOf(v)}</span>
@@ -143,24 +156,23 @@ export function AuditLogView({
           {
             title: t('cols.entity'),
             dataIndex: 'entity',
-            width: 150,
+            width: 170,
             render: (v: string, r: AuditLogRow) => (
-              <span>
+              <div>
                 {t(`entities.${v}`, { defaultValue: v })}
                 {r.entityId ? <Typography.Text type="secondary"> #{r.entityId}</Typography.Text> : null}
-              </span>
+                {r.field ? (
+                  <div>
+                    <Typography.Text type="secondary">{t(`fieldNames.${r.field}`, { defaultValue: r.field })}</Typography.Text>
+                  </div>
+                ) : null}
+              </div>
             ),
           },
-          {
-            title: t('cols.field'),
-            dataIndex: 'field',
-            width: 140,
-            render: (v: string | null) => (v ? t(`fieldNames.${v}`, { defaultValue: v }) : '—'),
-          },
-          { title: t('cols.oldValue'), dataIndex: 'oldValue', width: 220, render: (v: string | null) => <Value v={v} /> },
-          { title: t('cols.newValue'), dataIndex: 'newValue', width: 220, render: (v: string | null) => <Value v={v} /> },
+          { title: t('cols.oldValue'), dataIndex: 'oldValue', render: (v: string | null) => <Value v={v} /> },
+          { title: t('cols.newValue'), dataIndex: 'newValue', render: (v: string | null) => <Value v={v} /> },
         ]),
-    { title: t('cols.reason'), dataIndex: 'reason', width: 180, render: (v: string | null) => <Value v={v} /> },
+    { title: t('cols.reason'), dataIndex: 'reason', width: 140, render: (v: string | null) => <Value v={v} /> },
   ];
 
   const filtered = Boolean(filters.action || filters.userId || filters.startTime || filters.endTime);
@@ -236,7 +248,8 @@ export function AuditLogView({
           loading={q.isFetching}
           dataSource={q.data?.content ?? []}
           columns={columns}
-          scroll={{ x: login ? 1000 : 1500 }}
+          scroll={{ x: login ? 1000 : 1100 }}
+          onRow={() => ({ style: { verticalAlign: 'top' } })}
           locale={{
             emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={filtered ? t('noMatch') : t('empty')} />,
           }}

@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import type { UserAddResponse, UserListRow } from '@esource/shared';
-import { userDetailQuery, usersApi } from '../api/users-api';
+import { systemRoleOptionsQuery, userDetailQuery, usersApi } from '../api/users-api';
+import { usePms } from '../lib/use-pms';
 
 export const fmtTime = (v: string | null | undefined): string => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '—');
 
@@ -136,9 +137,13 @@ export function SendMessageDialog({ users, onClose }: { users: UserListRow[] | n
 
 /** Everything about one user (the read is audited on the server since it shows the ID number). */
 export function UserDetailDrawer({ userId, onClose }: { userId: number | null; onClose: () => void }) {
-  const { t } = useTranslation('users');
+  const { t, i18n } = useTranslation('users');
+  const has = usePms();
   const q = useQuery(userDetailQuery(userId));
+  const roles = useQuery(systemRoleOptionsQuery(userId !== null && has('system:role:query')));
   const d = q.data;
+  const role = roles.data?.content.find((r) => r.id === d?.systemRoleId);
+  const roleName = role ? (i18n.language === 'en_US' && role.nameEn ? role.nameEn : role.name) : d?.systemRoleName;
   return (
     <Drawer open={userId !== null} onClose={onClose} title={t('detailTitle')} size={560}>
       {q.isPending ? (
@@ -161,7 +166,7 @@ export function UserDetailDrawer({ userId, onClose }: { userId: number | null; o
               ))}
             </Space>
           </Descriptions.Item>
-          <Descriptions.Item label={t('fields.systemRole')}>{d.systemRoleName ?? '—'}</Descriptions.Item>
+          <Descriptions.Item label={t('fields.systemRole')}>{roleName ?? '—'}</Descriptions.Item>
           <Descriptions.Item label={t('fields.permissionGroup')}>{d.permissionGroupName ?? '—'}</Descriptions.Item>
           <Descriptions.Item label={t('fields.status')}>
             <Space>
