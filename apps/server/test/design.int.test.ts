@@ -134,3 +134,35 @@ describe('design versions, visits and forms', () => {
     expect(notInUat.status).toBe(404);
   });
 });
+
+describe('project design export and import', () => {
+  it('exports the demo design and imports it into another project as a new DEV version', async () => {
+    const res = await fetch(`${s.url}/api/project/info/export`, { headers: { token: dm, proId: '1', proType: 'PRO' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toContain('DEMO-001.design.json');
+    const text = await res.text();
+    const file = JSON.parse(text) as { forms: { code: string }[]; visits: { code: string; forms: string[] }[] };
+    expect(file.forms.map((f) => f.code)).toEqual(['DM', 'VS', 'AE']);
+    expect(file.visits.find((v) => v.code === 'V1')!.forms).toEqual(['DM', 'VS']);
+
+    const inUat = await s.api.post('/project/info/import', { token: dm, headers: { proId: projectId, proType: 'UAT' }, json: { content: text } });
+    expect(inUat.status).toBe(403);
+    const imp = await s.api.post<{ id: number; formCount: number; visitCount: number; status: number }>('/project/info/import', {
+      token: dm,
+      headers: DEV(),
+      json: { content: text, name: 'from demo' },
+    });
+    expect(imp.status, JSON.stringify(imp.body)).toBe(200);
+    expect(imp.body.data).toMatchObject({ formCount: 3, visitCount: 4, status: 0 });
+    const again = await fetch(`${s.url}/api/project/info/export?versionId=${imp.body.data.id}`, { headers: { token: dm, proId: String(projectId), proType: 'DEV' } });
+    const round = JSON.parse(await again.text()) as Record<string, unknown>;
+    const orig = JSON.parse(text) as Record<string, unknown>;
+    expect({ ...round, project: null, version: null }).toEqual({ ...orig, project: null, version: null });
+
+    const broken = JSON.parse(text) as { visits: { forms: string[] }[] };
+    broken.visits[0]!.forms.push('NOPE');
+    const bad = await s.api.post('/project/info/import', { token: dm, headers: { ...DEV(), language: 'en_US' }, json: { content: JSON.stringify(broken) } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('Import failed, data format is not correct: visits.0.forms.2: refers to something the file does not contain');
+  });
+});

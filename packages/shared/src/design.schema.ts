@@ -291,3 +291,47 @@ export const formRow = z.object({
 });
 export type FormRow = z.infer<typeof formRow>;
 export const formListQuery = z.object({ versionId: z.coerce.number().int().positive() });
+
+/** A project's whole design as one file: stages, forms and visits (with their forms by code). */
+export const designExportFile = z
+  .object({
+    kind: z.literal('esource.design'),
+    schemaVersion: z.literal(1),
+    project: z.object({ no: z.string(), name: z.string() }).optional(),
+    version: z.object({ name: z.string().min(1).max(50) }),
+    stages: z.array(z.object({ name: z.string().min(1).max(50), sortOrder: z.number().int().min(0) })).max(100),
+    forms: z.array(formDefinition).max(500),
+    visits: z
+      .array(
+        z.object({
+          code: z.string().min(1).max(30),
+          name: z.string().min(1).max(50),
+          stage: z.string().max(50).nullable(),
+          sortOrder: z.number().int().min(0),
+          dayOffset: z.number().int(),
+          windowBefore: z.number().int().min(0),
+          windowAfter: z.number().int().min(0),
+          unscheduled: z.boolean(),
+          forms: z.array(z.string()),
+        }),
+      )
+      .max(500),
+  })
+  .superRefine((d, ctx) => {
+    const codes = new Set<string>();
+    d.forms.forEach((f, i) => {
+      if (codes.has(f.code)) ctx.addIssue({ code: 'custom', path: ['forms', i, 'code'], message: 'validation.duplicateCode' });
+      codes.add(f.code);
+    });
+    const stageNames = new Set(d.stages.map((s) => s.name));
+    const visitCodes = new Set<string>();
+    d.visits.forEach((v, i) => {
+      if (visitCodes.has(v.code)) ctx.addIssue({ code: 'custom', path: ['visits', i, 'code'], message: 'validation.duplicateCode' });
+      visitCodes.add(v.code);
+      if (v.stage !== null && !stageNames.has(v.stage)) ctx.addIssue({ code: 'custom', path: ['visits', i, 'stage'], message: 'validation.unknownReference' });
+      v.forms.forEach((c, j) => {
+        if (!codes.has(c)) ctx.addIssue({ code: 'custom', path: ['visits', i, 'forms', j], message: 'validation.unknownReference' });
+      });
+    });
+  });
+export type DesignExportFile = z.infer<typeof designExportFile>;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import {
+  designExportFile,
   formDefinition,
   formExportFile,
   formListQuery,
@@ -43,6 +44,22 @@ export function parseFormImport(content: string, lang: Language) {
   const r = wrapped.success ? formDefinition.safeParse(wrapped.data.form) : formDefinition.safeParse(json);
   if (!r.success) {
     const detail = r.error.issues.map((i) => ({ field: i.path.join('.') || 'form', message: translateMaybe(lang, i.message) }));
+    throw new AppError('IMPORT_FORMAT', { detail: `${detail[0]!.field}: ${detail[0]!.message}` }, detail);
+  }
+  return r.data;
+}
+
+/** Parses an imported design file with the same 'Import failed, data format is not correct' reasons. */
+export function parseDesignImport(content: string, lang: Language) {
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch (e) {
+    throw new AppError('IMPORT_FORMAT', { detail: e instanceof Error ? e.message : 'not JSON' });
+  }
+  const r = designExportFile.safeParse(json);
+  if (!r.success) {
+    const detail = r.error.issues.map((i) => ({ field: i.path.join('.') || 'file', message: translateMaybe(lang, i.message) }));
     throw new AppError('IMPORT_FORMAT', { detail: `${detail[0]!.field}: ${detail[0]!.message}` }, detail);
   }
   return r.data;
@@ -238,6 +255,36 @@ export function designRoutes({ database }: AppDeps): RouteSpec[] {
       body: z.object({ versionId: z.coerce.number().int().positive(), content: z.string().min(1).max(2_000_000) }),
       response: formRow,
       handler: ({ ctx, body }) => svc.saveForm(ctx, body.versionId, undefined, undefined, parseFormImport(body.content, ctx.language)),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/project/info/export',
+      guard: { permission: { allOf: ['project:info:export'] }, scope: 'project' },
+      summary: "The project's design (stages, visits, forms) as a JSON file; default the newest version",
+      tags: ['design'],
+      query: z.object({ versionId: z.coerce.number().int().positive().optional() }),
+      response: z.null(),
+      raw: true,
+      handler: async ({ ctx, query, reply }) => {
+        const file = await svc.exportDesign(ctx, query.versionId);
+        const name = `${ctx.project.no}.design.json`;
+        await reply
+          .header('content-type', 'application/json; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+          .send(JSON.stringify(file, null, 2));
+        return null;
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/project/info/import',
+      guard: { permission: { allOf: ['project:info:import'] }, scope: 'project' },
+      summary: 'Import a design file as a new unpublished version of the open project (DEV)',
+      tags: ['design'],
+      bodyType: 'json',
+      body: z.object({ content: z.string().min(1).max(10_000_000), name: z.string().min(1).max(50).optional() }),
+      response: versionRow,
+      handler: ({ ctx, body }) => svc.importDesign(ctx, parseDesignImport(body.content, ctx.language), body.name),
     }),
     defineRoute({
       method: 'GET',

@@ -4,7 +4,7 @@
  * audited with old and new values in the same transaction.
  */
 import { and, asc, count, desc, eq, inArray, max, ne, sql } from 'drizzle-orm';
-import { formFields, type FormDefinition, type FormRow, type VersionRow, type VisitRow } from '@esource/shared';
+import { formFields, type DesignExportFile, type FormDefinition, type FormRow, type VersionRow, type VisitRow } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
 import { designVersions, forms, stages, visitForms, visits } from '../../db/schema';
 import { AppError } from '../../lib/errors';
@@ -345,6 +345,92 @@ export class DesignService {
         { action: 'form.delete', ...this.base(ctx, 'form', id), field: 'definition', oldValue: JSON.stringify(f.definition) },
       ]);
     });
+  }
+
+  /** A version's whole design as an export file (default: the newest version visible in this environment). */
+  async exportDesign(ctx: ProjectScopedContext, versionId: number | undefined): Promise<DesignExportFile> {
+    const list = await this.versions(ctx);
+    const v = versionId ? list.find((x) => x.id === versionId) : list[0];
+    if (!v) throw new AppError('NOT_FOUND', { entity: 'version' });
+    const st = await this.db.select().from(stages).where(eq(stages.versionId, v.id)).orderBy(asc(stages.sortOrder), asc(stages.id));
+    const fs = await this.db.select().from(forms).where(eq(forms.versionId, v.id)).orderBy(asc(forms.sortOrder), asc(forms.code));
+    const vs = await this.visits(this.db, v.id);
+    const formCode = new Map(fs.map((f) => [f.id, f.code]));
+    const stageName = new Map(st.map((x) => [x.id, x.name]));
+    await this.db.transaction((tx) =>
+      recordAudit(tx, actorOf(ctx), [{ action: 'design.export', ...this.base(ctx, 'version', v.id), newValue: `v${v.versionNo}` }]),
+    );
+    return {
+      kind: 'esource.design',
+      schemaVersion: 1,
+      project: { no: ctx.project.no, name: ctx.project.name },
+      version: { name: v.name },
+      stages: st.map((x) => ({ name: x.name, sortOrder: x.sortOrder })),
+      forms: fs.map((f) => f.definition as unknown as FormDefinition),
+      visits: vs.map((x) => ({
+        code: x.code,
+        name: x.name,
+        stage: x.stageId ? (stageName.get(x.stageId) ?? null) : null,
+        sortOrder: x.sortOrder,
+        dayOffset: x.dayOffset,
+        windowBefore: x.windowBefore,
+        windowAfter: x.windowAfter,
+        unscheduled: x.unscheduled,
+        forms: x.formIds.map((id) => formCode.get(id)!).filter(Boolean),
+      })),
+    };
+  }
+
+  /** Imports a design file as a new unpublished version of the open project (DEV). */
+  async importDesign(ctx: ProjectScopedContext, file: DesignExportFile, name: string | undefined): Promise<VersionRow> {
+    if (ctx.env !== 'DEV') throw new AppError('ENV_FORBIDDEN', { env: ctx.env });
+    const id = await this.db.transaction(async (tx) => {
+      const [m] = await tx.select({ n: max(designVersions.versionNo) }).from(designVersions).where(eq(designVersions.projectId, ctx.project.id));
+      const [v] = await tx
+        .insert(designVersions)
+        .values({ projectId: ctx.project.id, versionNo: (m?.n ?? 0) + 1, name: name ?? file.version.name })
+        .returning();
+      const stageIds = new Map<string, number>();
+      for (const st of file.stages) {
+        const [row] = await tx.insert(stages).values({ versionId: v!.id, name: st.name, sortOrder: st.sortOrder }).returning();
+        stageIds.set(st.name, row!.id);
+      }
+      const formIds = new Map<string, number>();
+      for (const [i, f] of file.forms.entries()) {
+        const [row] = await tx
+          .insert(forms)
+          .values({ versionId: v!.id, code: f.code, name: f.name, nameEn: f.nameEn ?? null, definition: f as unknown as Record<string, unknown>, sortOrder: i })
+          .returning();
+        formIds.set(f.code, row!.id);
+      }
+      for (const x of file.visits) {
+        const [row] = await tx
+          .insert(visits)
+          .values({
+            versionId: v!.id,
+            stageId: x.stage ? (stageIds.get(x.stage) ?? null) : null,
+            code: x.code,
+            name: x.name,
+            sortOrder: x.sortOrder,
+            dayOffset: x.dayOffset,
+            windowBefore: x.windowBefore,
+            windowAfter: x.windowAfter,
+            unscheduled: x.unscheduled,
+          })
+          .returning();
+        if (x.forms.length) await tx.insert(visitForms).values(x.forms.map((c, i) => ({ visitId: row!.id, formId: formIds.get(c)!, sortOrder: i })));
+      }
+      await recordAudit(tx, actorOf(ctx), [
+        {
+          action: 'design.import',
+          ...this.base(ctx, 'version', v!.id),
+          newValue: `v${v!.versionNo}: ${file.forms.length} forms, ${file.visits.length} visits`,
+          oldValue: file.project ? `${file.project.no}` : null,
+        },
+      ]);
+      return v!.id;
+    });
+    return (await this.versions(ctx)).find((x) => x.id === id)!;
   }
 
   /** Visits of the newest version published to the request's environment (DEV: the newest version). */
