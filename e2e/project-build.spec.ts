@@ -165,6 +165,50 @@ test('data manager creates a project (server field errors on the fields), then e
   expect(untranslatedKeys(await visibleText(page))).toEqual([]);
 });
 
+test('someone else changes the project while the dialog is open: their change is named and can be reloaded', async ({
+  page,
+  request,
+}) => {
+  const s = await apiLogin(request, 'dm', 1, 'main');
+  await openLoggedIn(page, s, 'main', '/overview');
+  await switchEnv(page, 'DEV');
+  await enterProject(page, NO);
+  await page.goto('/project/ProjectManage');
+  await page.getByTestId('project-edit').click();
+  await expect(page.getByTestId('project-dialog')).toBeVisible();
+
+  // the same change sent from elsewhere, with the version the dialog also holds
+  const token = await page.evaluate(
+    () => (JSON.parse(localStorage.getItem('esource.session') ?? '{}') as { token: string }).token,
+  );
+  const list = await request.post('/api/pro/info/page', {
+    form: { pageNumber: 1, pageSize: 50, keyword: NO },
+    headers: { token, proType: 'DEV' },
+  });
+  const id = ((await list.json()) as { data: { content: { id: number; no: string }[] } }).data.content.find(
+    (p) => p.no === NO,
+  )!.id;
+  const headers = { token, proId: String(id), proType: 'DEV' };
+  const got = await request.post('/api/pro/info/get', { headers });
+  const version = ((await got.json()) as { data: { version: number } }).data.version;
+  const changed = await request.post('/api/pro/info/update', {
+    form: { id, version, configFiveFunction: 'CF-1' },
+    headers,
+  });
+  expect(changed.status()).toBe(200);
+
+  await (await inputOf(page, 'project-five')).fill('CF-2');
+  await dialogOk(page, 'project-dialog');
+  await expect(page.getByTestId('project-stale')).toContainText('Dana Manager');
+  await page.getByTestId('project-reload').click();
+  await expect(page.getByTestId('project-stale')).toHaveCount(0);
+  await expect(await inputOf(page, 'project-five')).toHaveValue('CF-1');
+  await (await inputOf(page, 'project-five')).fill('CF-2');
+  await dialogOk(page, 'project-dialog');
+  await expect(page.getByTestId('project-dialog')).toHaveCount(0);
+  await expect(page.getByTestId('open-project-card')).toContainText('CF-2');
+});
+
 test('two sites in DEV; in UAT two sites and crc1 invited for one of them; DEV explains the DM-only rule', async ({
   page,
   request,
