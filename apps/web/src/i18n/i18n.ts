@@ -46,6 +46,8 @@ export const NAMESPACES = [
   'roles',
   'orgs',
   'audit',
+  'subjects',
+  'ecrf',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

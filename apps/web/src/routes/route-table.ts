@@ -281,6 +281,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'centerPtsList',
     path: '/project/centerPtsList',
+    page: () => import('../features/subjects/pages/subject-list-page'),
     anyOf: ['patient:page:query'],
     loginTypes: [1],
     lists: 'centre',
@@ -289,6 +290,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'craPtsList',
     path: '/project/craPtsList',
+    page: () => import('../features/subjects/pages/subject-list-page'),
     anyOf: ['patient:page:query'],
     loginTypes: [2],
     lists: 'centre',
@@ -297,6 +299,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'sickLoop',
     path: '/project/sickLoop',
+    page: () => import('../features/subjects/pages/subject-list-page'),
     anyOf: ['patient:page:query'],
     lists: 'site',
     menu: { icon: 'subjects', group: 'subjects' },
@@ -311,12 +314,14 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'failedPtsList',
     path: '/project/failedPtsList',
+    page: () => import('../features/subjects/pages/recycle-bin-page'),
     anyOf: ['patient:page:restore'],
     menu: { icon: 'recycle', group: 'subjects' },
   }),
   P({
     id: 'sickFile',
     path: '/project/SickFile',
+    page: () => import('../features/subjects/pages/subject-detail-page'),
     anyOf: ['padoc:all-doc:query', 'padoc:certified:query', 'padoc:pre-crf-report:query'],
     parent: 'subjectList',
     hidden: true,
@@ -324,6 +329,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'dashboardSickFile',
     path: '/project/dashboard/SickFile',
+    page: () => import('../features/subjects/pages/subject-detail-page'),
     anyOf: ['padoc:all-doc:query', 'padoc:certified:query', 'padoc:pre-crf-report:query'],
     parent: 'subjectList',
     hidden: true,
@@ -338,6 +344,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'ptsDetail',
     path: '/project/ptsDetail',
+    page: () => import('../features/subjects/pages/subject-detail-page'),
     anyOf: ['patient:page:query'],
     parent: 'subjectList',
     hidden: true,
@@ -352,6 +359,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'gatherPtsDataDetail',
     path: '/project/SickFile/gatherPtsData/detail',
+    page: () => import('../features/subjects/pages/subject-detail-page'),
     anyOf: ['source:extract:query'],
     parent: 'sickFile',
     hidden: true,
@@ -367,12 +375,14 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'visitTimeline',
     path: '/project/visitTimeline',
+    page: () => import('../features/calendar/pages/visit-timeline-page'),
     anyOf: ['project:visit:query'],
     menu: { icon: 'visits', group: 'visits' },
   }),
   P({
     id: 'visitTaskList',
     path: '/project/visitTimeline/taskList',
+    page: () => import('../features/calendar/pages/task-list-page'),
     anyOf: ['project:visit:query'],
     parent: 'visitTimeline',
     hidden: true,
@@ -380,6 +390,7 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'calendar',
     path: '/project/calendar',
+    page: () => import('../features/calendar/pages/calendar-page'),
     anyOf: ['research:schedule:query'],
     menu: { icon: 'calendar', group: 'visits' },
   }),

@@ -1,0 +1,57 @@
+import { Card, Empty, Result, Table, Tag, Typography } from 'antd';
+import { Link } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { useSession } from '../../session/session-store';
+import { VisitStateTag } from '../../subjects/components/visit-state-tag';
+import { subjectDetailPath } from '../../subjects/subject-links';
+import { tasks, type VisitOccurrence } from '../calendar-logic';
+import { MAX_SUBJECTS, useAllVisits } from '../use-all-visits';
+
+/** /project/visitTimeline/taskList: visits in window or overdue across the caller's subjects. */
+export default function TaskListPage() {
+  const { t } = useTranslation('subjects');
+  const loginType = useSession((s) => s.loginType);
+  const all = useAllVisits();
+  const rows = tasks(all.visits);
+  return (
+    <div data-testid="task-list-page">
+      <Card size="small" title={t('tasks.title')}>
+        <Typography.Paragraph type="secondary">{t('tasks.hint')}</Typography.Paragraph>
+        {all.total > MAX_SUBJECTS ? (
+          <Typography.Paragraph type="warning">{t('tasks.partial', { n: MAX_SUBJECTS, total: all.total })}</Typography.Paragraph>
+        ) : null}
+        {all.error ? (
+          <Result status="warning" title={t('loadFailed')} subTitle={all.error} />
+        ) : (
+          <Table<VisitOccurrence>
+            size="middle"
+            rowKey={(r) => `${r.ptsId}-${r.visitId}-${r.unscheduledId}`}
+            loading={all.loading}
+            dataSource={rows}
+            data-testid="task-table"
+            pagination={{ pageSize: 50, showSizeChanger: false }}
+            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('tasks.empty')} /> }}
+            columns={[
+              {
+                title: t('col.ptsNo'),
+                key: 'ptsNo',
+                render: (_: unknown, r) => (
+                  <Link to={subjectDetailPath({ ptsId: r.ptsId, ptsNo: r.ptsNo, designVersionId: null }, loginType)}>{r.ptsNo}</Link>
+                ),
+              },
+              { title: t('tasks.visit'), key: 'visit', render: (_: unknown, r) => <span><Tag color="geekblue">{r.code}</Tag>{r.name}</span> },
+              { title: t('tasks.planned'), dataIndex: 'planned', key: 'planned', render: (v: string | null) => v ?? '—' },
+              { title: t('tasks.window'), key: 'window', render: (_: unknown, r) => `${r.start ?? '—'} ~ ${r.end ?? '—'}` },
+              { title: t('col.status'), key: 'state', render: (_: unknown, r) => <VisitStateTag state={r.state} /> },
+              {
+                title: '',
+                key: 'timeline',
+                render: (_: unknown, r) => <Link to={`/project/visitTimeline?ptsId=${r.ptsId}`}>{t('tasks.timeline')}</Link>,
+              },
+            ]}
+          />
+        )}
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { FormDefinition } from '@esource/shared';
+import { api } from '../../../lib/api-client';
+import type { SaveItem, StoredValues } from '../ecrf-logic';
+
+export interface CrfKey {
+  ptsId: number;
+  visitId: number;
+  formId: number;
+  unscheduledId: number;
+  repeatNo: number;
+}
+
+export interface CrfView {
+  instance: {
+    id: number;
+    status: number;
+    version: number;
+    repeatNo: number;
+    certifiedBy: string | null;
+    certifiedAt: string | null;
+    updateTime: string;
+  } | null;
+  values: StoredValues;
+  formId: number;
+  formName: string;
+  formCode: string;
+  cycle: boolean;
+  definition: FormDefinition;
+}
+
+export interface HistoryRow {
+  id: number;
+  variable: string;
+  oldValue: unknown;
+  newValue: unknown;
+  entryMode: number;
+  reason: string | null;
+  userName: string | null;
+  createTime: string;
+}
+
+type Scope = { env: string; projectId: number | null };
+
+export const crfQuery = (s: Scope, k: CrfKey) =>
+  queryOptions({
+    queryKey: ['ecrf', 'form', s.env, s.projectId, k],
+    queryFn: () => api.get<CrfView>('/crf/form/item/result/list', { ...k }, { silent: true }),
+    enabled: s.projectId !== null,
+    retry: false,
+    refetchOnWindowFocus: false,
+  });
+
+export const historyQuery = (s: Scope, instanceId: number, variable: string) =>
+  queryOptions({
+    queryKey: ['ecrf', 'history', s.env, s.projectId, instanceId, variable],
+    queryFn: () => api.get<HistoryRow[]>('/crf/form/item/result/history', { instanceId, variable }),
+  });
+
+export const ecrfApi = {
+  save: (k: CrfKey, version: number | undefined, entryMode: number, items: SaveItem[]) =>
+    api.postJson<CrfView>('/crf/form/item/result/saveBatch', { ...k, version, entryMode, items }, { silent: true }),
+  certify: (instanceId: number, version: number) => api.post<unknown>('/crf/report/check', { instanceId, version }, { silent: true }),
+  uncertify: (instanceId: number, version: number, reason: string) =>
+    api.post<unknown>('/crf/report/checkCancel', { instanceId, version, reason }, { silent: true }),
+  deleteRepeat: (instanceId: number, reason: string) =>
+    api.post<unknown>('/crf/form/item/result/deleteRepeatForm', { instanceId, reason }, { silent: true }),
+};

@@ -1,0 +1,395 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Alert, App, Button, Drawer, Form, Input, Modal, Result, Skeleton, Space, Typography } from 'antd';
+import { CheckCircleOutlined, DeleteOutlined, PlusOutlined, ReloadOutlined, RollbackOutlined, SaveOutlined } from '@ant-design/icons';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import dayjs from 'dayjs';
+import { can, CRF_STATUS, ENTRY_MODE, formFields, type FieldComponent, type ItemValues, type Permission } from '@esource/shared';
+import { ApiError } from '../../../lib/api-client';
+import { useSession } from '../../session/session-store';
+import { useAccess } from '../../session/use-user-info';
+import { FormRenderer, labelFor, shownVariables, validateForm, type FieldErrors } from '../../crf-renderer';
+import { ReasonDialog } from '../../subjects/components/subject-dialogs';
+import { crfQuery, ecrfApi, type CrfKey, type CrfView } from '../api/ecrf-api';
+import { changedVariables, fieldMessages, needReason, plainValues, rebase, saveItems, valueText, type StoredValues } from '../ecrf-logic';
+import { ItemHistory } from './item-history';
+import { CrfStatusTag } from './status';
+import '../ecrf.css';
+
+interface Loaded {
+  stored: StoredValues;
+  version: number | undefined;
+}
+
+export interface CrfEntryProps {
+  crfKey: CrfKey;
+  /** a title for the drawer: subject and visit */
+  context: string;
+  /** repeats of a cycle form that exist (to offer another one) */
+  repeats?: number[];
+  onClose: () => void;
+  /** the form's state changed (saved, certified…): the schedule should reload */
+  onChanged: () => void;
+  /** open another repeat of this form */
+  onOpenRepeat?: (repeatNo: number) => void;
+}
+
+/**
+ * eCRF data entry for one form instance (subject × visit × form × repeat), drawn by the same renderer as the
+ * designer's preview. Drafts (entry mode 0) skip required checks; Save (2) completes the form. A changed saved
+ * value asks for a reason per item before anything is sent; a refused stale save keeps the user's input and
+ * offers to reload it over the current values.
+ */
+export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, onOpenRepeat }: CrfEntryProps) {
+  const { t } = useTranslation('ecrf');
+  const { message } = App.useApp();
+  const qc = useQueryClient();
+  const env = useSession((s) => s.env);
+  const language = useSession((s) => s.language);
+  const projectId = useSession((s) => s.project?.id ?? null);
+  const access = useAccess();
+  const allowed = (p: Permission) => Boolean(access && can(access.pms, { anyOf: [p] }));
+  const q = useQuery(crfQuery({ env, projectId }, crfKey));
+
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [values, setValues] = useState<ItemValues>({});
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<string | null>(null);
+  const [stale, setStale] = useState<string | null>(null);
+  const [kept, setKept] = useState<string[] | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [asking, setAsking] = useState<{ mode: number; vars: string[] } | null>(null);
+  const [reasons, setReasons] = useState<Record<string, string>>({});
+  const [dialog, setDialog] = useState<'uncertify' | 'deleteRepeat' | null>(null);
+  const initFor = useRef<string | null>(null);
+
+  const take = (v: CrfView) => {
+    setLoaded({ stored: v.values, version: v.instance?.version });
+    setValues(plainValues(v.values));
+    setErrors({});
+    setServerErrors({});
+  };
+
+  const keyText = JSON.stringify(crfKey);
+  useEffect(() => {
+    if (q.data && initFor.current !== keyText) {
+      initFor.current = keyText;
+      take(q.data);
+    }
+  }, [q.data, keyText]);
+
+  const view = q.data;
+  const definition = view?.definition;
+  const fields = useMemo(() => (definition ? formFields(definition.components) : []), [definition]);
+  const fieldOf = (v: string): FieldComponent | undefined => fields.find((f) => f.variable === v);
+  const shown = useMemo(() => (definition ? shownVariables(definition.components, values) : new Set<string>()), [definition, values]);
+  const changed = loaded ? changedVariables(loaded.stored, values, shown) : [];
+  const status = view?.instance?.status ?? CRF_STATUS.notStarted;
+  const certified = status === CRF_STATUS.certified;
+  const canSave = allowed('crf:result:save');
+  const readOnly = certified || !canSave;
+  const formTitle = view ? (language === 'en_US' && definition?.nameEn ? definition.nameEn : view.formName) : '';
+
+  const after = async (v: CrfView) => {
+    qc.setQueryData(crfQuery({ env, projectId }, crfKey).queryKey, v);
+    take(v);
+    setStale(null);
+    setKept(null);
+    onChanged();
+  };
+
+  const send = async (mode: number, withReasons: Record<string, string>) => {
+    if (!loaded) return;
+    setBusy(true);
+    setGeneral(null);
+    setServerErrors({});
+    try {
+      const v = await ecrfApi.save(crfKey, loaded.version, mode, saveItems(values, changed, withReasons));
+      await after(v);
+      setAsking(null);
+      setReasons({});
+      void message.success(mode === ENTRY_MODE.stash ? t('saved.draft') : t('saved.done'));
+    } catch (e) {
+      setAsking(null);
+      if (e instanceof ApiError && e.errorCode === 'STALE_WRITE_ITEMS') setStale(e.message);
+      else if (e instanceof ApiError && e.detail.length) {
+        setServerErrors(fieldMessages(e.detail));
+        setGeneral(e.message);
+      } else setGeneral(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const save = (mode: number) => {
+    if (!definition || !loaded) return;
+    if (mode !== ENTRY_MODE.stash) {
+      const errs = validateForm(definition.components, values);
+      setErrors(errs);
+      if (Object.keys(errs).length) {
+        setGeneral(t('fixErrors'));
+        return;
+      }
+    } else setErrors({});
+    const need = needReason(loaded.stored, changed);
+    if (need.length) {
+      setAsking({ mode, vars: need });
+      return;
+    }
+    void send(mode, {});
+  };
+
+  const reload = async () => {
+    if (!loaded) return;
+    const r = await q.refetch();
+    if (!r.data) return;
+    const { values: merged, kept: mine } = rebase(loaded.stored, values, r.data.values);
+    setLoaded({ stored: r.data.values, version: r.data.instance?.version });
+    setValues(merged);
+    setServerErrors({});
+    setStale(null);
+    setKept(mine);
+  };
+
+  const certify = async () => {
+    if (!view?.instance) return;
+    setBusy(true);
+    try {
+      await ecrfApi.certify(view.instance.id, view.instance.version);
+      const r = await q.refetch();
+      if (r.data) await after(r.data);
+      void message.success(t('certify.done'));
+    } catch (e) {
+      setGeneral(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const close = () => {
+    if (changed.length && !readOnly) {
+      Modal.confirm({
+        title: t('discard.title'),
+        content: t('discard.content', { count: changed.length }),
+        okText: t('discard.ok'),
+        cancelText: t('discard.cancel'),
+        onOk: onClose,
+      });
+    } else onClose();
+  };
+
+  const nextRepeat = Math.max(crfKey.repeatNo, ...repeats) + 1;
+
+  return (
+    <Drawer
+      open
+      size={860}
+      onClose={close}
+      destroyOnHidden
+      title={
+        <Space wrap size={8}>
+          <span data-testid="crf-title">{formTitle || t('loading')}</span>
+          {view?.cycle ? <Typography.Text type="secondary">{t('repeat', { n: crfKey.repeatNo })}</Typography.Text> : null}
+          <CrfStatusTag status={status} />
+          <Typography.Text type="secondary" style={{ fontWeight: 'normal', fontSize: 13 }}>
+            {context}
+          </Typography.Text>
+        </Space>
+      }
+      extra={
+        view ? (
+          <Space wrap>
+            {view.cycle && canSave && view.instance && !certified ? (
+              <Button icon={<DeleteOutlined />} danger onClick={() => setDialog('deleteRepeat')} data-testid="crf-delete-repeat">
+                {t('deleteRepeat.button')}
+              </Button>
+            ) : null}
+            {view.cycle && canSave && view.instance && onOpenRepeat ? (
+              <Button icon={<PlusOutlined />} onClick={() => onOpenRepeat(nextRepeat)} data-testid="crf-add-repeat">
+                {t('addRepeat')}
+              </Button>
+            ) : null}
+            {status === CRF_STATUS.completed && allowed('crf:result:check') ? (
+              <Button icon={<CheckCircleOutlined />} onClick={() => void certify()} loading={busy} disabled={changed.length > 0} data-testid="crf-certify">
+                {t('certify.button')}
+              </Button>
+            ) : null}
+            {certified && allowed('crf:result:uncheck') ? (
+              <Button icon={<RollbackOutlined />} onClick={() => setDialog('uncertify')} data-testid="crf-uncertify">
+                {t('uncertify.button')}
+              </Button>
+            ) : null}
+            {readOnly ? null : (
+              <>
+                <Button icon={<SaveOutlined />} onClick={() => save(ENTRY_MODE.stash)} loading={busy} data-testid="crf-save-draft">
+                  {t('saveDraft')}
+                </Button>
+                <Button type="primary" icon={<SaveOutlined />} onClick={() => save(ENTRY_MODE.manual)} loading={busy} data-testid="crf-save">
+                  {t('save')}
+                </Button>
+              </>
+            )}
+          </Space>
+        ) : null
+      }
+    >
+      {q.isError ? (
+        <Result status="warning" title={t('loadFailed')} subTitle={q.error.message} />
+      ) : !view || !definition || !loaded ? (
+        <Skeleton active />
+      ) : (
+        <div data-testid="crf-entry">
+          {certified ? (
+            <Alert
+              type="info"
+              showIcon
+              style={{ marginBottom: 12 }}
+              data-testid="crf-certified"
+              title={t('certify.readOnly', {
+                who: view.instance?.certifiedBy ?? '—',
+                when: view.instance?.certifiedAt ? dayjs(view.instance.certifiedAt).format('YYYY-MM-DD HH:mm') : '—',
+              })}
+            />
+          ) : !canSave ? (
+            <Alert type="info" showIcon style={{ marginBottom: 12 }} title={t('viewOnly')} />
+          ) : null}
+          {stale ? (
+            <Alert
+              type="error"
+              showIcon
+              style={{ marginBottom: 12 }}
+              data-testid="crf-stale"
+              title={t('stale.title')}
+              description={
+                <div>
+                  <div data-testid="crf-stale-message">{stale}</div>
+                  <div>{t('stale.kept')}</div>
+                </div>
+              }
+              action={
+                <Button size="small" icon={<ReloadOutlined />} onClick={() => void reload()} data-testid="crf-reload">
+                  {t('stale.reload')}
+                </Button>
+              }
+            />
+          ) : null}
+          {kept ? (
+            <Alert
+              type="warning"
+              showIcon
+              closable={{ onClose: () => setKept(null) }}
+              style={{ marginBottom: 12 }}
+              data-testid="crf-kept"
+              title={
+                kept.length
+                  ? t('stale.rebased', { items: kept.map((v) => (fieldOf(v) ? labelFor(fieldOf(v)!, language) : v)).join(', ') })
+                  : t('stale.rebasedNone')
+              }
+            />
+          ) : null}
+          {general ? (
+            <Alert type="error" showIcon closable={{ onClose: () => setGeneral(null) }} style={{ marginBottom: 12 }} title={general} data-testid="crf-error" />
+          ) : null}
+          {view.instance ? (
+            <Typography.Paragraph type="secondary" style={{ fontSize: 12 }}>
+              {t('lastSaved', { when: dayjs(view.instance.updateTime).format('YYYY-MM-DD HH:mm:ss'), version: view.instance.version })}
+              {changed.length ? <span data-testid="crf-dirty"> · {t('unsaved', { count: changed.length })}</span> : null}
+            </Typography.Paragraph>
+          ) : (
+            <Typography.Paragraph type="secondary" style={{ fontSize: 12 }}>
+              {t('notStarted')}
+            </Typography.Paragraph>
+          )}
+          <FormRenderer
+            definition={definition}
+            values={values}
+            onChange={setValues}
+            errors={errors}
+            errorTexts={serverErrors}
+            readOnly={readOnly}
+            language={language}
+            itemExtra={(f) => (view.instance && loaded.stored[f.variable] ? <ItemHistory instanceId={view.instance.id} field={f} /> : null)}
+          />
+        </div>
+      )}
+      {asking && loaded ? (
+        <Modal
+          open
+          title={t('reason.title')}
+          okText={t('reason.ok')}
+          cancelText={t('reason.cancel')}
+          width={640}
+          confirmLoading={busy}
+          okButtonProps={{ disabled: asking.vars.some((v) => !reasons[v]?.trim()), 'data-testid': 'reason-ok' }}
+          onCancel={() => setAsking(null)}
+          onOk={() => void send(asking.mode, reasons)}
+        >
+          <Typography.Paragraph type="secondary">{t('reason.hint')}</Typography.Paragraph>
+          <Form layout="vertical">
+            {asking.vars.map((v) => {
+              const f = fieldOf(v);
+              const options = f?.options?.map((o) => ({ value: o.value, label: labelFor(o, language) }));
+              return (
+                <Form.Item
+                  key={v}
+                  required
+                  label={
+                    <span>
+                      {f ? labelFor(f, language) : v}:{' '}
+                      <Typography.Text delete type="secondary">
+                        {valueText(loaded.stored[v]?.value, options)}
+                      </Typography.Text>{' '}
+                      → <strong>{valueText(values[v], options)}</strong>
+                    </span>
+                  }
+                >
+                  <Input
+                    maxLength={500}
+                    value={reasons[v] ?? ''}
+                    onChange={(e) => setReasons((r) => ({ ...r, [v]: e.target.value }))}
+                    placeholder={t('reason.placeholder')}
+                    data-testid={`reason-${v}`}
+                  />
+                </Form.Item>
+              );
+            })}
+          </Form>
+        </Modal>
+      ) : null}
+      {dialog === 'uncertify' && view?.instance ? (
+        <ReasonDialog
+          title={t('uncertify.title')}
+          description={t('uncertify.description')}
+          okText={t('uncertify.button')}
+          testId="uncertify"
+          onClose={() => setDialog(null)}
+          onSubmit={async (reason) => {
+            await ecrfApi.uncertify(view.instance!.id, view.instance!.version, reason);
+            setDialog(null);
+            const r = await q.refetch();
+            if (r.data) await after(r.data);
+            void message.success(t('uncertify.done'));
+          }}
+        />
+      ) : null}
+      {dialog === 'deleteRepeat' && view?.instance ? (
+        <ReasonDialog
+          title={t('deleteRepeat.title', { n: crfKey.repeatNo })}
+          description={t('deleteRepeat.description')}
+          okText={t('deleteRepeat.button')}
+          danger
+          testId="delete-repeat"
+          onClose={() => setDialog(null)}
+          onSubmit={async (reason) => {
+            await ecrfApi.deleteRepeat(view.instance!.id, reason);
+            setDialog(null);
+            void message.success(t('deleteRepeat.done', { n: crfKey.repeatNo }));
+            onChanged();
+            onClose();
+          }}
+        />
+      ) : null}
+    </Drawer>
+  );
+}

@@ -1,0 +1,73 @@
+import { Button, Empty, Popover, Spin, Table, Tag } from 'antd';
+import { HistoryOutlined } from '@ant-design/icons';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import dayjs from 'dayjs';
+import type { FieldComponent } from '@esource/shared';
+import { useSession } from '../../session/session-store';
+import { labelFor } from '../../crf-renderer';
+import { historyQuery, type HistoryRow } from '../api/ecrf-api';
+import { valueText } from '../ecrf-logic';
+
+function HistoryTable({ instanceId, field }: { instanceId: number; field: FieldComponent }) {
+  const { t } = useTranslation('ecrf');
+  const env = useSession((s) => s.env);
+  const language = useSession((s) => s.language);
+  const projectId = useSession((s) => s.project?.id ?? null);
+  const q = useQuery(historyQuery({ env, projectId }, instanceId, field.variable));
+  const options = field.options?.map((o) => ({ value: o.value, label: labelFor(o, language) }));
+  if (q.isLoading) return <Spin size="small" />;
+  if (q.isError) return <span>{t('history.failed')}</span>;
+  if (!q.data?.length) return <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('history.empty')} />;
+  return (
+    <Table<HistoryRow>
+      size="small"
+      rowKey="id"
+      pagination={false}
+      data-testid={`history-table-${field.variable}`}
+      dataSource={[...q.data].reverse()}
+      style={{ maxWidth: 620 }}
+      columns={[
+        { title: t('history.when'), dataIndex: 'createTime', width: 140, render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm:ss') },
+        { title: t('history.who'), dataIndex: 'userName', width: 90, render: (v: string | null) => v ?? '—' },
+        {
+          title: t('history.change'),
+          key: 'change',
+          render: (_: unknown, r) => (
+            <span>
+              <span className="ecrf-old">{valueText(r.oldValue, options)}</span> → <strong>{valueText(r.newValue, options)}</strong>
+            </span>
+          ),
+        },
+        { title: t('history.reason'), dataIndex: 'reason', render: (v: string | null) => v ?? '—' },
+        { title: t('history.mode'), dataIndex: 'entryMode', width: 90, render: (v: number) => <Tag>{t(`mode.${v}`, { defaultValue: String(v) })}</Tag> },
+      ]}
+    />
+  );
+}
+
+/** The history button next to an item's label: who, when, old → new, reason, entry mode. */
+export function ItemHistory({ instanceId, field }: { instanceId: number; field: FieldComponent }) {
+  const { t } = useTranslation('ecrf');
+  const [open, setOpen] = useState(false);
+  return (
+    <Popover
+      open={open}
+      onOpenChange={setOpen}
+      trigger="click"
+      title={t('history.title', { item: field.variable })}
+      content={open ? <HistoryTable instanceId={instanceId} field={field} /> : null}
+      destroyOnHidden
+    >
+      <Button
+        type="text"
+        size="small"
+        icon={<HistoryOutlined />}
+        aria-label={t('history.title', { item: field.variable })}
+        data-testid={`history-${field.variable}`}
+        onClick={(e) => e.preventDefault()}
+      />
+    </Popover>
+  );
+}

@@ -1,0 +1,92 @@
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import type { ScheduleVisit, SiteDetailRow, SubjectRow } from '@esource/shared';
+import { api, type ApiData } from '../../../lib/api-client';
+
+export interface Page<T> {
+  pageNumber: number;
+  pageSize: number;
+  totalCount: number;
+  content: T[];
+}
+
+export interface SubjectFilters {
+  keyword?: string;
+  status?: number;
+  siteId?: number;
+  identifier?: string;
+  startDate?: string;
+  endDate?: string;
+  sortField?: 'ptsNo' | 'status' | 'firstVisitDate' | 'createTime' | 'siteName';
+  sortOrder?: 'asc' | 'desc';
+}
+
+export interface SubjectInput {
+  ptsNo?: string;
+  status?: number;
+  siteId: number;
+  firstVisitDate: string;
+  initials?: string;
+  medicalRecordId?: string;
+  inpatientId?: string;
+  outpatientId?: string;
+  idCard?: string;
+}
+
+type Scope = { env: string; projectId: number | null };
+
+export const subjectPageQuery = (s: Scope, f: SubjectFilters, pageNumber: number, pageSize: number, centre: boolean) =>
+  queryOptions({
+    queryKey: ['subjects', 'page', s.env, s.projectId, f, pageNumber, pageSize, centre],
+    queryFn: () =>
+      api.post<Page<SubjectRow>>(centre ? '/project/manage/centerPtsPageQuery' : '/project/manage/ptsList', {
+        ...(f as ApiData),
+        pageNumber,
+        pageSize,
+      }),
+    enabled: s.projectId !== null,
+    placeholderData: keepPreviousData,
+  });
+
+export const recyclePageQuery = (s: Scope, keyword: string, pageNumber: number, pageSize: number) =>
+  queryOptions({
+    queryKey: ['subjects', 'recycle', s.env, s.projectId, keyword, pageNumber, pageSize],
+    queryFn: () => api.post<Page<SubjectRow>>('/project/failedPts/list', { keyword: keyword || undefined, pageNumber, pageSize }),
+    enabled: s.projectId !== null,
+    placeholderData: keepPreviousData,
+  });
+
+export const subjectQuery = (s: Scope, ptsId: number | null) =>
+  queryOptions({
+    queryKey: ['subjects', 'one', s.env, s.projectId, ptsId],
+    queryFn: () => api.get<SubjectRow>('/project/manage/getPtsByProIdAndPtsId', { ptsId: ptsId ?? 0 }, { silent: true }),
+    enabled: s.projectId !== null && ptsId !== null,
+    retry: false,
+  });
+
+export const scheduleQuery = (s: Scope, ptsId: number | null) =>
+  queryOptions({
+    queryKey: ['subjects', 'visits', s.env, s.projectId, ptsId],
+    queryFn: () => api.get<ScheduleVisit[]>('/project/pts/visits', { ptsId: ptsId ?? 0 }, { silent: true }),
+    enabled: s.projectId !== null && ptsId !== null,
+    retry: false,
+  });
+
+/** POST /pro/site/list: the caller's sites (the server lists only those). */
+export const mySitesQuery = (s: Scope) =>
+  queryOptions({
+    queryKey: ['sites', s.env, s.projectId],
+    queryFn: () => api.post<SiteDetailRow[]>('/pro/site/list'),
+    enabled: s.projectId !== null,
+  });
+
+export const subjectsApi = {
+  add: (b: SubjectInput) => api.post<SubjectRow>('/project/managePts/add', { ...b }, { silent: true }),
+  update: (b: SubjectInput & { ptsId: number; version: number }) =>
+    api.post<SubjectRow>('/project/managePts/update', { ...b }, { silent: true }),
+  setStatus: (b: { ptsId: number; version: number; status: number; reason?: string }) =>
+    api.post<SubjectRow>('/project/managePts/updateStatus', { ...b }, { silent: true }),
+  remove: (ptsId: number, reason: string) => api.post<unknown>('/project/managePts/delete', { ptsId, reason }, { silent: true }),
+  restore: (ptsId: number, reason: string) => api.post<unknown>('/project/failedPts/restore', { ptsId, reason }, { silent: true }),
+  addUnscheduled: (b: { ptsId: number; visitId: number; visitDate: string; label?: string }) =>
+    api.post<unknown>('/crf/prefill/visit/addOrUpdateUnscheduled', { ...b }, { silent: true }),
+};

@@ -1,0 +1,118 @@
+import { useState } from 'react';
+import { App, Button, Card, Empty, Input, Result, Table, Tag, Typography } from 'antd';
+import type { TableColumnsType } from 'antd';
+import { UndoOutlined } from '@ant-design/icons';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import dayjs from 'dayjs';
+import { can, LIMITS, type SubjectRow } from '@esource/shared';
+import { useSession } from '../../session/session-store';
+import { useAccess } from '../../session/use-user-info';
+import { recyclePageQuery, subjectsApi } from '../api/subjects-api';
+import { ReasonDialog } from '../components/subject-dialogs';
+import { StatusTag } from '../components/status-tag';
+import { intParam } from '../subject-logic';
+
+/** /project/failedPtsList: deleted subjects (status 0) with the reason; restore returns them to their previous status. */
+export default function RecycleBinPage() {
+  const { t } = useTranslation('subjects');
+  const { message } = App.useApp();
+  const qc = useQueryClient();
+  const env = useSession((s) => s.env);
+  const projectId = useSession((s) => s.project?.id ?? null);
+  const access = useAccess();
+  const canRestore = Boolean(access && can(access.pms, { anyOf: ['patient:page:restore'] }));
+  const [params, setParams] = useSearchParams();
+  const pageNumber = intParam(params.get('pageNumber'), LIMITS.firstPage);
+  const setPage = (n: number) => setParams((p) => ({ ...Object.fromEntries(p), pageNumber: String(n) }), { replace: true });
+  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const [keyword, setKeyword] = useState('');
+  const [restoring, setRestoring] = useState<SubjectRow | null>(null);
+  const q = useQuery(recyclePageQuery({ env, projectId }, keyword, pageNumber, pageSize));
+
+  const columns: TableColumnsType<SubjectRow> = [
+    { title: t('col.ptsNo'), dataIndex: 'ptsNo', key: 'ptsNo', width: 130 },
+    { title: t('col.site'), key: 'site', width: 200, render: (_: unknown, r) => <span><Tag>{r.orgNo ?? r.siteId}</Tag>{r.siteName}</span> },
+    { title: t('col.status'), key: 'status', width: 120, render: () => <StatusTag status={0} /> },
+    { title: t('col.reason'), dataIndex: 'statusReason', key: 'reason', render: (v: string | null) => v ?? '—' },
+    {
+      title: t('col.deleteTime'),
+      dataIndex: 'deleteTime',
+      key: 'deleteTime',
+      width: 160,
+      render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—'),
+    },
+  ];
+  if (canRestore)
+    columns.push({
+      title: t('col.actions'),
+      key: 'actions',
+      width: 120,
+      render: (_: unknown, r) => (
+        <Button size="small" icon={<UndoOutlined />} onClick={() => setRestoring(r)} data-testid={`subject-restore-${r.ptsNo}`}>
+          {t('restore.button')}
+        </Button>
+      ),
+    });
+
+  return (
+    <div data-testid="recycle-bin-page">
+      <Card size="small" title={<span>{t('recycle.title')} <Tag color="blue">{env}</Tag></span>}>
+        <Typography.Paragraph type="secondary">{t('recycle.hint')}</Typography.Paragraph>
+        <Input.Search
+          allowClear
+          placeholder={t('filter.keyword')}
+          style={{ width: 240, marginBottom: 12 }}
+          onSearch={(v) => {
+            setKeyword(v.trim());
+            setPage(1);
+          }}
+          data-testid="recycle-search"
+        />
+        {q.isError && !q.data ? (
+          <Result status="warning" title={t('loadFailed')} extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>} />
+        ) : (
+          <Table<SubjectRow>
+            rowKey="ptsId"
+            size="middle"
+            columns={columns}
+            dataSource={q.data?.content ?? []}
+            loading={q.isFetching}
+            data-testid="recycle-table"
+            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('recycle.empty')} /> }}
+            pagination={{
+              current: pageNumber,
+              pageSize,
+              total: q.data?.totalCount ?? 0,
+              pageSizeOptions: LIMITS.pageSizes.map(String),
+              showSizeChanger: true,
+              showTotal: (n) => t('total', { count: n }),
+              onChange: (p, s) => {
+                if (s !== pageSize) {
+                  setPageSize(s);
+                  setPage(1);
+                } else setPage(p);
+              },
+            }}
+          />
+        )}
+      </Card>
+      {restoring ? (
+        <ReasonDialog
+          title={t('restore.title', { no: restoring.ptsNo })}
+          description={t('restore.description')}
+          okText={t('restore.button')}
+          testId="subject-restore"
+          onClose={() => setRestoring(null)}
+          onSubmit={async (reason) => {
+            await subjectsApi.restore(restoring.ptsId, reason);
+            void message.success(t('restore.done', { no: restoring.ptsNo }));
+            setRestoring(null);
+            await qc.invalidateQueries({ queryKey: ['subjects'] });
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,324 @@
+import { useState } from 'react';
+import { App, Button, Card, DatePicker, Descriptions, Empty, Form, Input, Modal, Result, Select, Skeleton, Space, Tabs, Tag, Typography } from 'antd';
+import { CalendarOutlined, FileTextOutlined, PlusOutlined } from '@ant-design/icons';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import type { Dayjs } from 'dayjs';
+import { can, type Permission, type ScheduleVisit, type SubjectRow, type VisitRow } from '@esource/shared';
+import { api } from '../../../lib/api-client';
+import { useSession } from '../../session/session-store';
+import { useAccess } from '../../session/use-user-info';
+import { CrfEntry } from '../../ecrf/components/crf-entry';
+import { CrfStatusTag } from '../../ecrf/components/status';
+import { scheduleQuery, subjectQuery, subjectsApi } from '../api/subjects-api';
+import { StatusTag } from '../components/status-tag';
+import { VisitStateTag } from '../components/visit-state-tag';
+import { IDENTIFIER_FIELDS, intParam } from '../subject-logic';
+import '../subjects.css';
+
+const ENTRY_KEYS = ['visitId', 'formId', 'unscheduledId', 'repeatNo'] as const;
+
+/** /project/SickFile and /project/ptsDetail (query ptsId, activeKey=pts360): one subject, their visits and forms. */
+export default function SubjectDetailPage() {
+  const { t } = useTranslation('subjects');
+  const env = useSession((s) => s.env);
+  const projectId = useSession((s) => s.project?.id ?? null);
+  const scope = { env, projectId };
+  const qc = useQueryClient();
+  const [params, setParams] = useSearchParams();
+  const ptsIdRaw = Number(params.get('ptsId'));
+  const ptsId = Number.isInteger(ptsIdRaw) && ptsIdRaw > 0 ? ptsIdRaw : null;
+  const activeKey = params.get('activeKey') ?? 'pts360';
+  const subject = useQuery(subjectQuery(scope, ptsId));
+  const schedule = useQuery({ ...scheduleQuery(scope, ptsId), enabled: Boolean(subject.data) });
+
+  const setQuery = (patch: Record<string, string | number | null>) =>
+    setParams((prev) => {
+      const next = new URLSearchParams(prev);
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null) next.delete(k);
+        else next.set(k, String(v));
+      }
+      return next;
+    });
+
+  if (ptsId === null) return <Result status="404" title={t('detail.noSubject')} />;
+  if (subject.isError)
+    return (
+      <Result
+        status="403"
+        title={t('detail.unavailable')}
+        subTitle={subject.error.message}
+        data-testid="subject-unavailable"
+        extra={<Link to="/overview">{t('detail.back')}</Link>}
+      />
+    );
+  if (!subject.data) return <Skeleton active />;
+  const s = subject.data;
+
+  const entryVisitId = params.get('visitId');
+  const entryFormId = params.get('formId');
+  const entry =
+    entryVisitId && entryFormId
+      ? {
+          ptsId: s.ptsId,
+          visitId: intParam(entryVisitId, 0),
+          formId: intParam(entryFormId, 0),
+          unscheduledId: Math.max(0, Number(params.get('unscheduledId')) || 0),
+          repeatNo: intParam(params.get('repeatNo'), 1),
+        }
+      : null;
+  const entryVisit = entry
+    ? schedule.data?.find((v) => v.visitId === entry.visitId && v.unscheduledId === entry.unscheduledId)
+    : undefined;
+  const entryForm = entryVisit?.forms.find((f) => f.formId === entry?.formId);
+
+  return (
+    <div data-testid="subject-detail-page">
+      <SubjectHeader subject={s} />
+      <Card size="small" style={{ marginTop: 12 }}>
+        <Tabs
+          activeKey={activeKey}
+          onChange={(k) => setQuery({ activeKey: k })}
+          items={[
+            {
+              key: 'pts360',
+              label: t('detail.tab.visits'),
+              children: (
+                <VisitsTab
+                  subject={s}
+                  visits={schedule.data}
+                  loading={schedule.isLoading}
+                  error={schedule.error?.message}
+                  open={(v, formId, repeatNo) =>
+                    setQuery({ visitId: v.visitId, formId, unscheduledId: v.unscheduledId, repeatNo })
+                  }
+                />
+              ),
+            },
+            {
+              key: 'source',
+              label: t('detail.tab.source'),
+              children: <Empty data-testid="tab-source-empty" description={t('detail.sourceEmpty')} />,
+            },
+            {
+              key: 'documents',
+              label: t('detail.tab.documents'),
+              children: <Empty data-testid="tab-documents-empty" description={t('detail.documentsEmpty')} />,
+            },
+          ]}
+        />
+      </Card>
+      {entry ? (
+        <CrfEntry
+          key={`${entry.visitId}-${entry.formId}-${entry.unscheduledId}-${entry.repeatNo}`}
+          crfKey={entry}
+          context={`${s.ptsNo} · ${entryVisit ? `${entryVisit.code} ${entryVisit.name}` : ''}`}
+          repeats={entryForm?.instances.map((i) => i.repeatNo)}
+          onClose={() => setQuery(Object.fromEntries(ENTRY_KEYS.map((k) => [k, null])))}
+          onChanged={() => void qc.invalidateQueries({ queryKey: ['subjects', 'visits'] })}
+          onOpenRepeat={(n) => setQuery({ repeatNo: n })}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
+  const { t } = useTranslation('subjects');
+  const ids = IDENTIFIER_FIELDS.filter((f) => s[f]);
+  return (
+    <Card size="small" data-testid="subject-header">
+      <Descriptions
+        size="small"
+        column={{ xs: 1, sm: 2, lg: 4 }}
+        title={
+          <Space>
+            <span data-testid="subject-no">{s.ptsNo}</span>
+            {s.initials ? <Typography.Text type="secondary">{s.initials}</Typography.Text> : null}
+            <StatusTag status={s.status} />
+          </Space>
+        }
+        items={[
+          { key: 'site', label: t('col.site'), children: <span><Tag>{s.orgNo ?? s.siteId}</Tag>{s.siteName}</span> },
+          { key: 'first', label: t('col.firstVisitDate'), children: s.firstVisitDate },
+          {
+            key: 'ids',
+            label: t('col.identifiers'),
+            span: 2,
+            children: ids.length ? (
+              <Space wrap size={[12, 4]} data-testid="subject-identifiers">
+                {ids.map((f) => (
+                  <span key={f}>
+                    <Typography.Text type="secondary">{t(`idShort.${f}`)}</Typography.Text> <code>{s[f]}</code>
+                  </span>
+                ))}
+                {s.identifiersMasked ? <Tag>{t('masked')}</Tag> : null}
+              </Space>
+            ) : (
+              '—'
+            ),
+          },
+          ...(s.statusReason ? [{ key: 'reason', label: t('col.reason'), children: s.statusReason }] : []),
+        ]}
+      />
+    </Card>
+  );
+}
+
+function VisitsTab({
+  subject,
+  visits,
+  loading,
+  error,
+  open,
+}: {
+  subject: SubjectRow;
+  visits: ScheduleVisit[] | undefined;
+  loading: boolean;
+  error: string | undefined;
+  open: (v: ScheduleVisit, formId: number, repeatNo: number) => void;
+}) {
+  const { t } = useTranslation('subjects');
+  const access = useAccess();
+  const allowed = (p: Permission) => Boolean(access && can(access.pms, { anyOf: [p] }));
+  const [adding, setAdding] = useState(false);
+  if (loading) return <Skeleton active />;
+  if (error) return <Result status="warning" title={t('detail.scheduleFailed')} subTitle={error} />;
+  return (
+    <div>
+      <Space style={{ marginBottom: 12 }} wrap>
+        {allowed('crf:result:save') ? (
+          <Button icon={<PlusOutlined />} onClick={() => setAdding(true)} data-testid="add-unscheduled">
+            {t('unscheduled.button')}
+          </Button>
+        ) : null}
+        <Link to={`/project/visitTimeline?ptsId=${subject.ptsId}`}>
+          <Button icon={<CalendarOutlined />}>{t('detail.timeline')}</Button>
+        </Link>
+      </Space>
+      {!visits?.length ? (
+        <Empty description={t('detail.noVisits')} />
+      ) : (
+        <div className="visit-grid" data-testid="visit-list">
+          {visits.map((v) => (
+            <Card
+              key={`${v.visitId}-${v.unscheduledId}`}
+              size="small"
+              className={`visit-card visit-${v.state}`}
+              data-testid={`visit-${v.code}${v.unscheduledId ? `-${v.unscheduledId}` : ''}`}
+              title={
+                <Space size={6} wrap>
+                  <Tag color="geekblue">{v.code}</Tag>
+                  <span>{v.name}</span>
+                  <VisitStateTag state={v.state} />
+                </Space>
+              }
+            >
+              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                {v.unscheduled
+                  ? t('visit.unscheduledOn', { date: v.planned ?? '—' })
+                  : t('visit.window', { planned: v.planned ?? '—', start: v.start ?? '—', end: v.end ?? '—' })}
+              </Typography.Text>
+              <div className="visit-forms">
+                {v.forms.length === 0 ? <Typography.Text type="secondary">{t('visit.noForms')}</Typography.Text> : null}
+                {v.forms.map((f) => (
+                  <div key={f.formId} className="visit-form-row">
+                    {f.cycle && f.instances.length > 0 ? (
+                      <Space size={4} wrap>
+                        <FileTextOutlined />
+                        <span>{f.name}</span>
+                        {f.instances.map((i) => (
+                          <Button
+                            key={i.id}
+                            size="small"
+                            onClick={() => open(v, f.formId, i.repeatNo)}
+                            data-testid={`form-${v.code}-${f.code}-${i.repeatNo}`}
+                          >
+                            #{i.repeatNo} <CrfStatusTag status={i.status} testId={`form-status-${v.code}-${f.code}-${i.repeatNo}`} />
+                          </Button>
+                        ))}
+                        {allowed('crf:result:save') ? (
+                          <Button
+                            size="small"
+                            type="dashed"
+                            icon={<PlusOutlined />}
+                            onClick={() => open(v, f.formId, Math.max(...f.instances.map((i) => i.repeatNo)) + 1)}
+                            data-testid={`form-${v.code}-${f.code}-add`}
+                          >
+                            {t('visit.addRepeat')}
+                          </Button>
+                        ) : null}
+                      </Space>
+                    ) : (
+                      <Button
+                        type="link"
+                        size="small"
+                        icon={<FileTextOutlined />}
+                        onClick={() => open(v, f.formId, 1)}
+                        data-testid={`form-${v.code}-${f.code}`}
+                      >
+                        {f.name}
+                        {f.cycle ? <Typography.Text type="secondary"> ({t('visit.cycle')})</Typography.Text> : null}
+                      </Button>
+                    )}
+                    {f.cycle && f.instances.length > 0 ? null : <CrfStatusTag status={f.status} testId={`form-status-${v.code}-${f.code}`} />}
+                  </div>
+                ))}
+              </div>
+            </Card>
+          ))}
+        </div>
+      )}
+      {adding ? <UnscheduledDialog subject={subject} onClose={() => setAdding(false)} /> : null}
+    </div>
+  );
+}
+
+function UnscheduledDialog({ subject, onClose }: { subject: SubjectRow; onClose: () => void }) {
+  const { t } = useTranslation('subjects');
+  const { message } = App.useApp();
+  const qc = useQueryClient();
+  const env = useSession((s) => s.env);
+  const projectId = useSession((s) => s.project?.id ?? null);
+  const plan = useQuery({
+    queryKey: ['design', 'enabledVisits', env, projectId],
+    queryFn: () => api.post<{ visits: VisitRow[] }>('/pro/visit/listByEnabledVersion'),
+  });
+  const options = (plan.data?.visits ?? []).filter((v) => v.unscheduled).map((v) => ({ value: v.id, label: `${v.code} ${v.name}` }));
+  const [form] = Form.useForm<{ visitId?: number; visitDate?: Dayjs; label?: string }>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async () => {
+    const v = await form.validateFields();
+    setBusy(true);
+    setError(null);
+    try {
+      await subjectsApi.addUnscheduled({ ptsId: subject.ptsId, visitId: v.visitId!, visitDate: v.visitDate!.format('YYYY-MM-DD'), label: v.label?.trim() || undefined });
+      void message.success(t('unscheduled.done'));
+      await qc.invalidateQueries({ queryKey: ['subjects', 'visits'] });
+      onClose();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal open title={t('unscheduled.title')} okText={t('save')} cancelText={t('cancel')} onOk={() => void submit()} onCancel={onClose} confirmLoading={busy}>
+      <Form form={form} layout="vertical" initialValues={{ visitId: options.length === 1 ? options[0]!.value : undefined }}>
+        <Form.Item name="visitId" label={t('unscheduled.visit')} rules={[{ required: true, message: t('unscheduled.visitRequired') }]}>
+          <Select options={options} loading={plan.isLoading} notFoundContent={t('unscheduled.none')} data-testid="unscheduled-visit" />
+        </Form.Item>
+        <Form.Item name="visitDate" label={t('unscheduled.date')} rules={[{ required: true, message: t('unscheduled.dateRequired') }]}>
+          <DatePicker style={{ width: '100%' }} data-testid="unscheduled-date" />
+        </Form.Item>
+        <Form.Item name="label" label={t('unscheduled.label')}>
+          <Input maxLength={100} data-testid="unscheduled-label" />
+        </Form.Item>
+      </Form>
+      {error ? <Typography.Text type="danger">{error}</Typography.Text> : null}
+    </Modal>
+  );
+}

@@ -1,0 +1,351 @@
+import { useState } from 'react';
+import { App, Button, Card, DatePicker, Dropdown, Empty, Input, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import type { TableColumnsType, TableProps } from 'antd';
+import { DeleteOutlined, EditOutlined, EyeInvisibleOutlined, MoreOutlined, PlusOutlined, SwapOutlined } from '@ant-design/icons';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useLocation, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import dayjs, { type Dayjs } from 'dayjs';
+import { can, LIMITS, type Permission, type SubjectRow } from '@esource/shared';
+import { useSession } from '../../session/session-store';
+import { useAccess } from '../../session/use-user-info';
+import { mySitesQuery, subjectPageQuery, subjectsApi, type SubjectFilters } from '../api/subjects-api';
+import { ReasonDialog, StatusDialog, SubjectDialog } from '../components/subject-dialogs';
+import { StatusTag } from '../components/status-tag';
+import { allowedTargets, IDENTIFIER_FIELDS, intParam, LIVE_STATUSES, rangeProblem } from '../subject-logic';
+import { subjectDetailPath } from '../subject-links';
+
+type Dialog = { kind: 'add' } | { kind: 'edit' | 'status' | 'delete'; subject: SubjectRow } | null;
+
+/** /project/centerPtsList, /project/craPtsList, /project/sickLoop: one subject list (spec §2, §3 subject row). */
+export default function SubjectListPage() {
+  const { t } = useTranslation('subjects');
+  const { message } = App.useApp();
+  const qc = useQueryClient();
+  const location = useLocation();
+  const env = useSession((s) => s.env);
+  const loginType = useSession((s) => s.loginType);
+  const projectId = useSession((s) => s.project?.id ?? null);
+  const scope = { env, projectId };
+  const access = useAccess();
+  const allowed = (p: Permission) => Boolean(access && can(access.pms, { anyOf: [p] }));
+  const centre = location.pathname.endsWith('/centerPtsList');
+
+  const [params, setParams] = useSearchParams();
+  const pageNumber = intParam(params.get('pageNumber'), LIMITS.firstPage);
+  const setPage = (n: number) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        next.set('pageNumber', String(n));
+        return next;
+      },
+      { replace: true },
+    );
+  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const [filters, setFilters] = useState<SubjectFilters>({ sortField: 'ptsNo', sortOrder: 'asc' });
+  const [range, setRange] = useState<[Dayjs | null, Dayjs | null] | null>(null);
+  const [dialog, setDialog] = useState<Dialog>(null);
+
+  const q = useQuery(subjectPageQuery(scope, filters, pageNumber, pageSize, centre));
+  const sites = useQuery(mySitesQuery(scope));
+  const filter = (patch: Partial<SubjectFilters>) => {
+    setFilters((f) => ({ ...f, ...patch }));
+    setPage(1);
+  };
+  const refresh = () => qc.invalidateQueries({ queryKey: ['subjects'] });
+
+  const rangeStart = range?.[0]?.format('YYYY-MM-DD');
+  const rangeEnd = range?.[1]?.format('YYYY-MM-DD');
+  const rangeError = rangeProblem(rangeStart, rangeEnd);
+  const onRange = (v: [Dayjs | null, Dayjs | null] | null) => {
+    setRange(v);
+    const s = v?.[0]?.format('YYYY-MM-DD');
+    const e = v?.[1]?.format('YYYY-MM-DD');
+    if (rangeProblem(s, e)) return;
+    filter({ startDate: s, endDate: e });
+  };
+
+  const canUpdate = allowed('patient:page:update');
+  const canDelete = allowed('patient:page:delete');
+  const canIdentifiers = allowed('patient:identifier:query');
+
+  const onTable: TableProps<SubjectRow>['onChange'] = (_p, _f, sorter) => {
+    const s = Array.isArray(sorter) ? sorter[0] : sorter;
+    const field = (s?.columnKey ?? 'ptsNo') as SubjectFilters['sortField'];
+    filter({ sortField: s?.order ? field : 'ptsNo', sortOrder: s?.order === 'descend' ? 'desc' : 'asc' });
+  };
+  const sortOrderOf = (k: string) =>
+    filters.sortField === k ? (filters.sortOrder === 'desc' ? ('descend' as const) : ('ascend' as const)) : null;
+
+  const columns: TableColumnsType<SubjectRow> = [
+    {
+      title: t('col.ptsNo'),
+      key: 'ptsNo',
+      dataIndex: 'ptsNo',
+      width: 130,
+      sorter: true,
+      sortOrder: sortOrderOf('ptsNo'),
+      render: (v: string, r) => (
+        <Link to={subjectDetailPath(r, loginType)} data-testid={`subject-link-${v}`}>
+          {v}
+        </Link>
+      ),
+    },
+    { title: t('col.initials'), dataIndex: 'initials', key: 'initials', width: 90, render: (v: string | null) => v ?? '—' },
+    {
+      title: t('col.site'),
+      key: 'siteName',
+      width: 200,
+      sorter: true,
+      sortOrder: sortOrderOf('siteName'),
+      render: (_: unknown, r) => (
+        <span>
+          <Tag>{r.orgNo ?? r.siteId}</Tag>
+          {r.siteName}
+        </span>
+      ),
+    },
+    {
+      title: t('col.status'),
+      key: 'status',
+      dataIndex: 'status',
+      width: 140,
+      sorter: true,
+      sortOrder: sortOrderOf('status'),
+      render: (v: number, r) =>
+        r.statusReason ? (
+          <Tooltip title={t('statusReason', { reason: r.statusReason })}>
+            <span>
+              <StatusTag status={v} />
+            </span>
+          </Tooltip>
+        ) : (
+          <StatusTag status={v} />
+        ),
+    },
+    {
+      title: t('col.firstVisitDate'),
+      key: 'firstVisitDate',
+      dataIndex: 'firstVisitDate',
+      width: 130,
+      sorter: true,
+      sortOrder: sortOrderOf('firstVisitDate'),
+    },
+    {
+      title: (
+        <Space size={4}>
+          {t('col.identifiers')}
+          {q.data?.content.some((r) => r.identifiersMasked) ? (
+            <Tooltip title={t('maskedHint')}>
+              <EyeInvisibleOutlined data-testid="identifiers-masked" />
+            </Tooltip>
+          ) : null}
+        </Space>
+      ),
+      key: 'identifiers',
+      render: (_: unknown, r) => {
+        const ids = IDENTIFIER_FIELDS.filter((f) => r[f]);
+        if (ids.length === 0) return <Typography.Text type="secondary">—</Typography.Text>;
+        return (
+          <div className="subject-identifiers" data-testid={`subject-ids-${r.ptsNo}`}>
+            {ids.map((f) => (
+              <div key={f}>
+                <Typography.Text type="secondary">{t(`idShort.${f}`)}</Typography.Text> <code>{r[f]}</code>
+              </div>
+            ))}
+          </div>
+        );
+      },
+    },
+    {
+      title: t('col.createTime'),
+      key: 'createTime',
+      dataIndex: 'createTime',
+      width: 150,
+      sorter: true,
+      sortOrder: sortOrderOf('createTime'),
+      render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm'),
+    },
+  ];
+  if (canUpdate || canDelete)
+    columns.push({
+      title: t('col.actions'),
+      key: 'actions',
+      width: 110,
+      fixed: 'right',
+      render: (_: unknown, r) => {
+        const items = [
+          canUpdate && !r.identifiersMasked
+            ? { key: 'edit', icon: <EditOutlined />, label: t('edit.button'), onClick: () => setDialog({ kind: 'edit', subject: r }) }
+            : null,
+          canUpdate && allowedTargets(r.status).length > 0
+            ? { key: 'status', icon: <SwapOutlined />, label: t('statusChange.button'), onClick: () => setDialog({ kind: 'status', subject: r }) }
+            : null,
+          canDelete
+            ? { key: 'delete', icon: <DeleteOutlined />, danger: true, label: t('delete.button'), onClick: () => setDialog({ kind: 'delete', subject: r }) }
+            : null,
+        ].filter((x) => x !== null);
+        if (items.length === 0) return null;
+        return (
+          <Dropdown menu={{ items }} trigger={['click']}>
+            <Button size="small" icon={<MoreOutlined />} data-testid={`subject-actions-${r.ptsNo}`}>
+              {t('col.actions')}
+            </Button>
+          </Dropdown>
+        );
+      },
+    });
+
+  const filtered = Boolean(
+    filters.keyword || filters.status || filters.siteId || filters.identifier || filters.startDate || filters.endDate,
+  );
+
+  return (
+    <div data-testid="subject-list-page">
+      <Card
+        size="small"
+        title={
+          <Space>
+            <span>{t(centre ? 'title.centre' : location.pathname.endsWith('/craPtsList') ? 'title.monitor' : 'title.site')}</span>
+            <Tag color="blue">{env}</Tag>
+          </Space>
+        }
+        extra={
+          allowed('patient:page:add') ? (
+            <Button type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ kind: 'add' })} data-testid="subject-add">
+              {t('add.button')}
+            </Button>
+          ) : null
+        }
+      >
+        <div style={{ display: 'flex', gap: 12, flexWrap: 'wrap', marginBottom: 12 }}>
+          <Input.Search
+            allowClear
+            placeholder={t('filter.keyword')}
+            style={{ width: 220 }}
+            onSearch={(v) => filter({ keyword: v.trim() || undefined })}
+            data-testid="subject-search"
+          />
+          <Select
+            allowClear
+            placeholder={t('filter.status')}
+            style={{ width: 160 }}
+            value={filters.status}
+            onChange={(v: number | undefined) => filter({ status: v })}
+            options={LIVE_STATUSES.map((s) => ({ value: s, label: t(`status.${s}`) }))}
+            data-testid="filter-status"
+          />
+          <Select
+            allowClear
+            placeholder={t('filter.site')}
+            style={{ width: 220 }}
+            value={filters.siteId}
+            onChange={(v: number | undefined) => filter({ siteId: v })}
+            options={(sites.data ?? []).map((s) => ({ value: s.id, label: `${s.siteNo} ${s.name}` }))}
+            data-testid="filter-site"
+          />
+          {canIdentifiers ? (
+            <Input.Search
+              allowClear
+              placeholder={t('filter.identifier')}
+              style={{ width: 220 }}
+              onSearch={(v) => filter({ identifier: v.trim() || undefined })}
+              data-testid="filter-identifier"
+            />
+          ) : null}
+          <Space orientation="vertical" size={0}>
+            <DatePicker.RangePicker
+              value={range}
+              onChange={(v) => onRange(v)}
+              placeholder={[t('filter.from'), t('filter.to')]}
+              status={rangeError ? 'error' : undefined}
+              data-testid="filter-range"
+            />
+            {rangeError ? (
+              <Typography.Text type="danger" style={{ fontSize: 12 }} data-testid="range-error">
+                {t(`rule.range.${rangeError}`)}
+              </Typography.Text>
+            ) : null}
+          </Space>
+        </div>
+        {q.isError && !q.data ? (
+          <Result
+            status="warning"
+            title={t('loadFailed')}
+            subTitle={q.error.message}
+            extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
+          />
+        ) : (
+          <Table<SubjectRow>
+            rowKey="ptsId"
+            size="middle"
+            columns={columns}
+            dataSource={q.data?.content ?? []}
+            loading={q.isFetching}
+            onChange={onTable}
+            scroll={{ x: 1100 }}
+            data-testid="subject-table"
+            locale={{
+              emptyText: (
+                <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={filtered ? t('noMatch') : t('empty', { env })} />
+              ),
+            }}
+            pagination={{
+              current: pageNumber,
+              pageSize,
+              total: q.data?.totalCount ?? 0,
+              pageSizeOptions: LIMITS.pageSizes.map(String),
+              showSizeChanger: true,
+              showTotal: (n) => t('total', { count: n }),
+              onChange: (p, s) => {
+                if (s !== pageSize) {
+                  setPageSize(s);
+                  setPage(1);
+                } else setPage(p);
+              },
+            }}
+          />
+        )}
+      </Card>
+      {dialog?.kind === 'add' || dialog?.kind === 'edit' ? (
+        <SubjectDialog
+          subject={dialog.kind === 'edit' ? dialog.subject : undefined}
+          onClose={() => setDialog(null)}
+          onSaved={(s) => {
+            setDialog(null);
+            void message.success(dialog.kind === 'add' ? t('add.done', { no: s.ptsNo }) : t('edit.done', { no: s.ptsNo }));
+            void refresh();
+          }}
+        />
+      ) : null}
+      {dialog?.kind === 'status' ? (
+        <StatusDialog
+          subject={dialog.subject}
+          onClose={() => setDialog(null)}
+          onSaved={(s) => {
+            setDialog(null);
+            void message.success(t('statusChange.done', { no: s.ptsNo, status: t(`status.${s.status}`) }));
+            void refresh();
+          }}
+        />
+      ) : null}
+      {dialog?.kind === 'delete' ? (
+        <ReasonDialog
+          title={t('delete.title', { no: dialog.subject.ptsNo })}
+          description={t('delete.description')}
+          okText={t('delete.button')}
+          danger
+          testId="subject-delete"
+          onClose={() => setDialog(null)}
+          onSubmit={async (reason) => {
+            await subjectsApi.remove(dialog.subject.ptsId, reason);
+            void message.success(t('delete.done', { no: dialog.subject.ptsNo }));
+            setDialog(null);
+            await refresh();
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}
