@@ -399,7 +399,7 @@ export class DesignService {
       for (const [i, f] of file.forms.entries()) {
         const [row] = await tx
           .insert(forms)
-          .values({ versionId: v!.id, code: f.code, name: f.name, nameEn: f.nameEn ?? null, definition: f as unknown as Record<string, unknown>, sortOrder: i })
+          .values({ versionId: v!.id, code: f.code, name: f.name, nameEn: f.nameEn ?? null, definition: f, sortOrder: i })
           .returning();
         formIds.set(f.code, row!.id);
       }
@@ -425,7 +425,7 @@ export class DesignService {
           action: 'design.import',
           ...this.base(ctx, 'version', v!.id),
           newValue: `v${v!.versionNo}: ${file.forms.length} forms, ${file.visits.length} visits`,
-          oldValue: file.project ? `${file.project.no}` : null,
+          oldValue: file.project ? file.project.no : null,
         },
       ]);
       return v!.id;
