@@ -35,7 +35,7 @@ export default defineConfig({
   testDir: 'e2e',
   outputDir: process.env.E2E_OUTPUT_DIR,
   timeout: 60_000,
-  expect: { timeout: 10_000 },
+  expect: { timeout: 15_000 },
   // one server, one database: journeys change shared state (passwords, sessions), so run them in order
   workers: 1,
   fullyParallel: false,

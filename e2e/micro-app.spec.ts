@@ -43,7 +43,7 @@ test('the app mounts as a micro-app inside a host page under a base path, and un
   await slot.getByTestId('login-account').fill('dm');
   await slot.getByTestId('login-password').fill('Demo@123456');
   await slot.getByTestId('login-submit').click();
-  await expect(slot.getByTestId('app-shell')).toBeVisible();
+  await expect(slot.getByTestId('app-shell')).toBeVisible({ timeout: 30_000 });
   await expect(page).toHaveURL(/\/host\/esource\/overview$/);
   expect(await page.evaluate(() => localStorage.getItem('host-esource.session'))).toContain('"token"');
 
