@@ -98,6 +98,13 @@ test('designer: every component type, a display condition, drag and drop, save, 
   await expect(page.getByTestId('condition-status')).toHaveAttribute('data-valid', 'false');
   await page.getByTestId('prop-condition').fill('SEX == "9" and NOPE');
   await expect(page.getByTestId('condition-status')).toHaveAttribute('data-valid', 'false');
+  // saving now is refused locally and the problem shows on the component and its property
+  await page.getByTestId('designer-save').click();
+  await expect(page.getByTestId('designer-save-error')).toBeVisible();
+  await expect(page.locator('[data-testid="canvas-item"][data-variable="PREG"] [data-testid="canvas-item-issues"]')).toContainText(
+    'the display condition reads a variable that is not in this form',
+  );
+  await shoot(page, 'designer-problems-en_US');
   await page.getByTestId('prop-condition').fill('SEX == "2"');
   await expect(page.getByTestId('condition-status')).toHaveAttribute('data-valid', 'true');
 

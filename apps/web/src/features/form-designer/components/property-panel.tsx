@@ -157,9 +157,11 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
           maxLength={500}
           onChange={(e) => onChange({ displayCondition: e.target.value })}
         />
-        <div className="fd-condition-check">
-          <ConditionCheck expression={field.displayCondition ?? ''} variables={variables} self={field.variable} />
-        </div>
+        {err('displayCondition') ? null : (
+          <div className="fd-condition-check">
+            <ConditionCheck expression={field.displayCondition ?? ''} variables={variables} self={field.variable} />
+          </div>
+        )}
       </Form.Item>
       {field.type !== 'file' && field.type !== 'radio' && field.type !== 'checkbox' ? (
         <Form.Item label={t('field.placeholder')}>
@@ -317,9 +319,11 @@ export function TableProps({ table, draft, cell, mergeError, issues, labels, onC
           maxLength={500}
           onChange={(e) => onChange({ ...table, displayCondition: e.target.value })}
         />
-        <div className="fd-condition-check">
-          <ConditionCheck expression={table.displayCondition ?? ''} variables={variables} self={null} />
-        </div>
+        {err('displayCondition') ? null : (
+          <div className="fd-condition-check">
+            <ConditionCheck expression={table.displayCondition ?? ''} variables={variables} self={null} />
+          </div>
+        )}
       </Form.Item>
       {err('cells') && !/^cells\.\d/.test(issues.find((i) => i.componentId === table.id && i.field.startsWith('cells'))?.field ?? '') ? (
         <Alert type="error" showIcon title={err('cells')} />

@@ -107,6 +107,14 @@ function FormDesigner() {
     setSaveError(null);
   }, [row]);
 
+  // leaving with unsaved changes asks first
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+
   const canWrite = Boolean(access && (access.pms.has('crf:form:update') || access.pms.has('crf:form:add')));
   const editable = env === 'DEV' && version !== null && version.status === 0 && canWrite;
 
