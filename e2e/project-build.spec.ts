@@ -266,6 +266,19 @@ test('two sites in DEV; in UAT two sites and crc1 invited for one of them; DEV e
   await expect(row).not.toContainText('U02');
   await shot(page, 'project-team-en.png');
 
+  // a message to the chosen members
+  await page
+    .getByTestId('team-table')
+    .locator('tr.ant-table-row', { hasText: 'crc1' })
+    .locator('.ant-checkbox-input')
+    .check();
+  await page.getByTestId('member-message').click();
+  await page.getByTestId('message-title').fill('Welcome to the study');
+  await page.getByTestId('message-content').fill('Your site is U01.');
+  await dialogOk(page, 'message-dialog');
+  await expect(page.getByTestId('message-dialog')).toHaveCount(0);
+  await expect(page.getByText('Message sent to 1 members')).toBeVisible();
+
   // the principal investigator is chosen from the team
   await page.goto('/project/centerList');
   await page.getByTestId('site-edit-U01').click();
@@ -418,7 +431,20 @@ test('visit plan: the demo project’s published v1.0 visits, read-only; a new v
     '−7 / +7',
   );
   await expect(page.getByTestId('timeline-V4')).toHaveCount(1);
+  // a stage of the new version
+  await page.getByTestId('stage-add').click();
+  await page.getByTestId('stage-name').fill('Extension');
+  await dialogOk(page, 'stage-dialog');
+  await expect(page.getByTestId('stage-Extension')).toBeVisible();
   await shot(page, 'project-design-en.png');
+  // publish it to UAT: from then on it is read-only
+  await page.getByTestId('version-publish').click();
+  await expect(page.getByTestId('publish-dialog')).toContainText('UAT');
+  await dialogOk(page, 'publish-dialog');
+  await expect(page.getByTestId('version-detail')).toContainText('Published');
+  await expect(page.getByTestId('version-detail')).toContainText('UAT');
+  await expect(page.getByTestId('visit-add')).toHaveCount(0);
+  await expect(page.getByTestId('design-readonly')).toContainText('published');
   // the published v1.0 is still read-only
   await page.getByTestId('version-v1.0').click();
   await expect(page.getByTestId('design-readonly')).toContainText('published');
