@@ -1,5 +1,5 @@
 import { Tabs } from 'antd';
-import { useSearchParams } from 'react-router';
+import { useMatches, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { AuditLogView } from '../components/audit-log-view';
 import { AUDIT_SOURCES } from '../api/audit-api';
@@ -12,6 +12,9 @@ export default function AuditTrackPage() {
   const has = usePms();
   const env = useSession((s) => s.env);
   const [params, setParams] = useSearchParams();
+  const matches = useMatches();
+  // the module's login-log menu entry means the login tab (should that route open this page)
+  const routeTab = matches[matches.length - 1]?.id === 'loginLog' ? 'login' : 'trail';
   const canPickUser = has('system:user:query');
   const tabs = [
     has('syslog:audit-track:query', 'syslog:audit-supervise-log:query')
@@ -45,7 +48,8 @@ export default function AuditTrackPage() {
         }
       : null,
   ].filter((x) => x !== null);
-  const active = tabs.find((x) => x.key === params.get('tab'))?.key ?? tabs[0]?.key;
+  const active =
+    tabs.find((x) => x.key === params.get('tab'))?.key ?? tabs.find((x) => x.key === routeTab)?.key ?? tabs[0]?.key;
   return (
     <div data-testid="audit-track-page">
       <Tabs

@@ -47,11 +47,11 @@ export function RolesTab() {
   });
 
   const columns: TableProps<RoleRow>['columns'] = [
-    { title: t('fields.code'), dataIndex: 'code', width: 150, render: (v: string) => <Typography.Text code>{v}</Typography.Text> },
+    { title: t('fields.code'), dataIndex: 'code', width: 130, render: (v: string) => <Typography.Text code>{v}</Typography.Text> },
     {
       title: t('fields.name'),
       dataIndex: 'name',
-      width: 200,
+      width: 180,
       render: (v: string, r) => (
         <div>
           <div>{en && r.nameEn ? r.nameEn : v}</div>
@@ -66,13 +66,13 @@ export function RolesTab() {
     {
       title: t('fields.kind'),
       dataIndex: 'kind',
-      width: 110,
+      width: 100,
       render: (v: string) => <Tag color={v === 'system' ? 'purple' : 'blue'}>{t(`kind.${v}`, { defaultValue: v })}</Tag>,
     },
-    { title: t('flags.isDmShort'), dataIndex: 'isDm', width: 70, align: 'center', render: (v: boolean) => <Flag on={v} /> },
-    { title: 'DEV', dataIndex: 'envDev', width: 70, align: 'center', render: (v: boolean) => <Flag on={v} /> },
-    { title: 'UAT', dataIndex: 'envUat', width: 70, align: 'center', render: (v: boolean) => <Flag on={v} /> },
-    { title: 'PRO', dataIndex: 'envPro', width: 70, align: 'center', render: (v: boolean) => <Flag on={v} /> },
+    { title: t('flags.isDmShort'), dataIndex: 'isDm', width: 64, align: 'center', render: (v: boolean) => <Flag on={v} /> },
+    { title: 'DEV', dataIndex: 'envDev', width: 64, align: 'center', render: (v: boolean) => <Flag on={v} /> },
+    { title: 'UAT', dataIndex: 'envUat', width: 64, align: 'center', render: (v: boolean) => <Flag on={v} /> },
+    { title: 'PRO', dataIndex: 'envPro', width: 64, align: 'center', render: (v: boolean) => <Flag on={v} /> },
     {
       title: t('fields.permissions'),
       dataIndex: 'permissions',

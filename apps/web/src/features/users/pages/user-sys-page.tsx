@@ -1,19 +1,19 @@
 import type { ReactNode } from 'react';
-import { Tabs } from 'antd';
-import { useSearchParams } from 'react-router';
+import { Empty, Tabs } from 'antd';
+import { useMatches, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import type { Permission } from '@esource/shared';
 import { UsersTab } from '../components/users-tab';
 import { usePms } from '../lib/use-pms';
+import { activeTab, visibleTabs, type UserSysTab } from '../lib/user-sys-tabs';
 import { GroupsTab, RolesTab } from '../../roles';
 import { OrgsTab } from '../../orgs';
 
-const TABS: { key: string; pm: Permission; render: () => ReactNode }[] = [
-  { key: 'users', pm: 'system:user:query', render: () => <UsersTab /> },
-  { key: 'roles', pm: 'system:role:query', render: () => <RolesTab /> },
-  { key: 'groups', pm: 'system:permission-group:query', render: () => <GroupsTab /> },
-  { key: 'orgs', pm: 'system:org:query', render: () => <OrgsTab /> },
-];
+const RENDER: Record<UserSysTab, () => ReactNode> = {
+  users: () => <UsersTab />,
+  roles: () => <RolesTab />,
+  groups: () => <GroupsTab />,
+  orgs: () => <OrgsTab />,
+};
 
 /**
  * Module 2, User Management (/system/userSys): users, roles, permission groups and the organisation /
@@ -22,18 +22,26 @@ const TABS: { key: string; pm: Permission; render: () => ReactNode }[] = [
 export default function UserSysPage() {
   const { t } = useTranslation('users');
   const has = usePms();
+  const matches = useMatches();
   const [params, setParams] = useSearchParams();
-  const tabs = TABS.filter((x) => has(x.pm));
-  const asked = params.get('tab');
-  const active = tabs.find((x) => x.key === asked)?.key ?? tabs[0]?.key;
+  const tabs = visibleTabs(has);
+  const active = activeTab(tabs, params.get('tab'), matches[matches.length - 1]?.id);
   return (
     <div data-testid="user-sys-page">
-      <Tabs
-        activeKey={active}
-        destroyOnHidden
-        onChange={(k) => setParams({ tab: k }, { replace: true })}
-        items={tabs.map((x) => ({ key: x.key, label: <span data-testid={`tab-${x.key}`}>{t(`tabs.${x.key}`)}</span>, children: x.render() }))}
-      />
+      {tabs.length === 0 ? (
+        <Empty description={t('noTabs')} />
+      ) : (
+        <Tabs
+          activeKey={active}
+          destroyOnHidden
+          onChange={(k) => setParams({ tab: k }, { replace: true })}
+          items={tabs.map((k) => ({
+            key: k,
+            label: <span data-testid={`tab-${k}`}>{t(`tabs.${k}`)}</span>,
+            children: RENDER[k](),
+          }))}
+        />
+      )}
     </div>
   );
 }
