@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { permissionGroups, sessions, users } from '../src/db/schema';
+import { permissionGroups, projects, sessions, users } from '../src/db/schema';
 import { sha256Hex, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
@@ -198,5 +198,31 @@ describe('password change', () => {
     expect((await s.api.post('/common/refresh', { token })).status).toBe(200);
     await expect(s.api.login('ae')).rejects.toThrow(/400/);
     await expect(s.api.login('ae', { password: 'Newer#2024x' })).resolves.toBeTruthy();
+  });
+});
+
+describe('project entry and session check', () => {
+  it('finds a project by uuid for a member; pmsInfo refuses a project the caller is not in', async () => {
+    const dm = await s.api.login('dm');
+    const info = await s.api.post<{ project: { id: number } }>('/auth/user/pmsInfo', { token: dm, json: {}, headers: { proId: 1 } });
+    expect(info.body.data.project.id).toBe(1);
+    const [p] = await s.database.db.select().from(projects).where(eq(projects.id, 1));
+    const byUuid = await s.api.get<{ proId: number }>('/getProId', { token: dm, query: { uuid: p!.uuidNo, proType: 'PRO' } });
+    expect(byUuid.body.data).toEqual({ proId: 1, proType: 'PRO' });
+    const admin = await s.api.login('admin');
+    expect((await s.api.get('/getProId', { token: admin, query: { uuid: p!.uuidNo } })).status).toBe(403);
+    const notMember = await s.api.post('/auth/user/pmsInfo', { token: admin, json: {}, headers: { proId: 1 } });
+    expect(notMember.status).toBe(403);
+    expect(notMember.body.errorCode).toBe('NOT_MEMBER');
+  });
+
+  it('the session check does not extend the session; the keep-alive does', async () => {
+    const token = await s.api.login('cra');
+    const soon = new Date(Date.now() + 60_000);
+    await s.database.db.update(sessions).set({ expiresAt: soon });
+    const check = await s.api.post<{ expiresAt: string }>('/common/refresh', { token, form: { check: 1 } });
+    expect(Date.parse(check.body.data.expiresAt)).toBe(soon.getTime());
+    const keep = await s.api.post<{ expiresAt: string }>('/common/refresh', { token });
+    expect(Date.parse(keep.body.data.expiresAt)).toBeGreaterThan(Date.now() + 29 * 60_000);
   });
 });

@@ -37,8 +37,10 @@ function expectedPass(route: RegisteredRoute, account: string): boolean {
   if ('public' in g) return true;
   const u = DEMO_USERS.find((x) => x.account === account)!;
   const system = pmsOf(u.systemRole);
-  if (g.scope === 'system') return g.permission === 'any' || can(system, g.permission);
   const member = u.member && u.member.envs.includes('PRO') ? u.member : null;
+  // pmsInfo naming a project (proId) the caller is not in is refused
+  if (route.url.endsWith('/auth/user/pmsInfo') && !member) return false;
+  if (g.scope === 'system') return g.permission === 'any' || can(system, g.permission);
   if (!member) return false;
   const held = effectivePermissions([...system, ...pmsOf(member.role)], 1);
   return g.permission === 'any' || can(held, g.permission);

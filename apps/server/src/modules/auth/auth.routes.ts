@@ -10,6 +10,7 @@ import {
   updatePwdRequest,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
+import { AppError } from '../../lib/errors';
 import type { AppDeps } from '../../app-deps';
 
 export function authRoutes({ auth }: AppDeps): RouteSpec[] {
@@ -49,10 +50,11 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
       method: 'POST',
       url: '/common/refresh',
       guard: { permission: 'any', scope: 'system' },
-      summary: 'Keep-alive: extends the idle expiry of the session',
+      summary: 'Keep-alive: extends the idle expiry of the session; with check=1 only reports it (the 30 s session check)',
       tags: ['auth'],
+      body: z.object({ check: z.preprocess((v) => v === true || v === '1' || v === 'true', z.boolean()).default(false) }),
       response: refreshResponse,
-      handler: ({ ctx }) => auth.refresh(ctx),
+      handler: ({ ctx, body }) => (body.check ? auth.sessionExpiry(ctx) : auth.refresh(ctx)),
     }),
     defineRoute({
       method: 'POST',
@@ -62,7 +64,21 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
       tags: ['auth'],
       bodyType: 'json',
       response: pmsInfoResponse,
-      handler: ({ ctx }) => auth.pmsInfo(ctx),
+      handler: ({ ctx, req }) => {
+        // naming a project the caller cannot open is refused rather than answered without it
+        if (req.headers.proid !== undefined && req.headers.proid !== '' && !ctx.project) throw new AppError('NOT_MEMBER');
+        return auth.pmsInfo(ctx);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/getProId',
+      guard: { permission: 'any', scope: 'system' },
+      summary: 'The id of a project given its uuid, when the caller is a member in the environment (entry by uuid)',
+      tags: ['auth'],
+      query: z.object({ uuid: z.uuid(), proType: z.enum(ENVS).optional() }),
+      response: z.object({ proId: z.number().int(), proType: z.enum(ENVS) }),
+      handler: ({ ctx, query }) => auth.projectIdByUuid(ctx, query.uuid, query.proType ?? ctx.env),
     }),
     defineRoute({
       method: 'POST',

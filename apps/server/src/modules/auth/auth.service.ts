@@ -16,7 +16,7 @@ import {
   type PmsInfoResponse,
 } from '@esource/shared';
 import type { Db } from '../../db/client';
-import { sessions, users, type LoginWindow } from '../../db/schema';
+import { projectMembers, projects, sessions, users, type LoginWindow } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import type { AuthedContext } from '../../lib/context';
 import type { Config } from '../../config/config';
@@ -170,6 +170,22 @@ export class AuthService {
     const expiresAt = new Date(now.getTime() + this.config.sessionIdleMinutes * 60000);
     await this.db.update(sessions).set({ lastSeenAt: now, expiresAt }).where(eq(sessions.id, ctx.sessionId));
     return { expiresAt: expiresAt.toISOString() };
+  }
+
+  /** The session's expiry, without extending it (the periodic session check). */
+  async sessionExpiry(ctx: AuthedContext): Promise<{ expiresAt: string }> {
+    const [row] = await this.db.select({ e: sessions.expiresAt }).from(sessions).where(eq(sessions.id, ctx.sessionId));
+    return { expiresAt: row!.e.toISOString() };
+  }
+
+  async projectIdByUuid(ctx: AuthedContext, uuid: string, env: Env): Promise<{ proId: number; proType: Env }> {
+    const [row] = await this.db
+      .select({ id: projects.id })
+      .from(projects)
+      .innerJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userId, ctx.user.id), eq(projectMembers.env, env), eq(projectMembers.status, 1)))
+      .where(and(eq(projects.uuidNo, uuid), isNull(projects.deletedAt)));
+    if (!row) throw new AppError('NOT_MEMBER');
+    return { proId: row.id, proType: env };
   }
 
   /** Environments the user may use: any, with a system role; otherwise where a membership's role allows it. */
