@@ -62,6 +62,10 @@ test('designer: every component type, a display condition, drag and drop, save, 
   await page.getByTestId('form-name').fill('Designer journey');
   await page.getByTestId('form-code').fill(code);
   await page.getByTestId('form-nameEn').fill('Designer journey');
+  await page.getByTestId('form-layout').getByText('Horizontal').click();
+  await page.getByTestId('form-labelWidth').fill('140');
+  await page.getByTestId('form-recordType').getByText('Scoring').click();
+  await page.getByTestId('form-cycle').click();
 
   // drag the first component onto the canvas, click the others
   await dragTo(page, page.getByTestId('palette-radio'), page.getByTestId('designer-canvas'));
@@ -184,6 +188,7 @@ test('designer: every component type, a display condition, drag and drop, save, 
   const original = await get(formId);
   const imported = await get(importedId);
   expect({ ...imported, code }).toEqual(original);
+  expect(original).toMatchObject({ layout: 'horizontal', labelWidth: 140, recordType: 'scoring', cycle: true });
 
   // preview: the very renderer data entry uses; the conditional item shows only when SEX == "2"
   await page.getByTestId('tab-preview').click();
@@ -215,9 +220,11 @@ test('designer: every component type, a display condition, drag and drop, save, 
   expect(untranslatedKeys(await visibleText(page))).toEqual([]);
   await page.locator('[data-testid="canvas-item"][data-type="table"] [data-testid="table-cell-0-0"]').click();
   await shoot(page, 'designer-table-merged-zh_CN');
+  await page.getByTestId('props-tab-form').click();
+  await page.getByTestId('form-layout').getByText('栅格').click();
   await page.getByTestId('tab-preview').click();
   await page.getByTestId('designer-preview').getByTestId('crf-item-SEX').getByText('Female', { exact: true }).click();
-  await shoot(page, 'designer-preview-zh_CN');
+  await shoot(page, 'designer-preview-grid-zh_CN');
   await page.goto(`/project/microCrfConfig?versionId=${version.id}`);
   await expect(page.getByTestId('designer-canvas')).toBeVisible();
   await shoot(page, 'designer-empty-zh_CN');

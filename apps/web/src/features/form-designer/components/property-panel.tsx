@@ -148,7 +148,7 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
           ))}
         </Space>
       </Form.Item>
-      <Form.Item label={t('field.displayCondition')} validateStatus={status('displayCondition')} help={err('displayCondition')}>
+      <Form.Item label={t('field.displayCondition')} validateStatus={status('displayCondition')}>
         <Input.TextArea
           data-testid="prop-condition"
           autoSize={{ minRows: 1, maxRows: 4 }}
@@ -157,11 +157,9 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
           maxLength={500}
           onChange={(e) => onChange({ displayCondition: e.target.value })}
         />
-        {err('displayCondition') ? null : (
-          <div className="fd-condition-check">
-            <ConditionCheck expression={field.displayCondition ?? ''} variables={variables} self={field.variable} />
-          </div>
-        )}
+        <div className="fd-condition-check">
+          <ConditionCheck expression={field.displayCondition ?? ''} variables={variables} self={field.variable} />
+        </div>
       </Form.Item>
       {field.type !== 'file' && field.type !== 'radio' && field.type !== 'checkbox' ? (
         <Form.Item label={t('field.placeholder')}>
@@ -311,7 +309,7 @@ export function TableProps({ table, draft, cell, mergeError, issues, labels, onC
           <InputNumber data-testid="table-cols" min={1} max={20} precision={0} value={table.cols} onChange={(v) => v && onResize(table.rows, v)} />
         </Form.Item>
       </Space>
-      <Form.Item label={t('field.displayCondition')} validateStatus={err('displayCondition') ? 'error' : undefined} help={err('displayCondition')}>
+      <Form.Item label={t('field.displayCondition')} validateStatus={err('displayCondition') ? 'error' : undefined}>
         <Input.TextArea
           data-testid="table-condition"
           autoSize={{ minRows: 1, maxRows: 4 }}
@@ -319,11 +317,9 @@ export function TableProps({ table, draft, cell, mergeError, issues, labels, onC
           maxLength={500}
           onChange={(e) => onChange({ ...table, displayCondition: e.target.value })}
         />
-        {err('displayCondition') ? null : (
-          <div className="fd-condition-check">
-            <ConditionCheck expression={table.displayCondition ?? ''} variables={variables} self={null} />
-          </div>
-        )}
+        <div className="fd-condition-check">
+          <ConditionCheck expression={table.displayCondition ?? ''} variables={variables} self={null} />
+        </div>
       </Form.Item>
       {err('cells') && !/^cells\.\d/.test(issues.find((i) => i.componentId === table.id && i.field.startsWith('cells'))?.field ?? '') ? (
         <Alert type="error" showIcon title={err('cells')} />
