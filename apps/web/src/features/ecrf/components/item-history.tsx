@@ -51,12 +51,14 @@ function HistoryTable({ instanceId, field }: { instanceId: number; field: FieldC
 export function ItemHistory({ instanceId, field }: { instanceId: number; field: FieldComponent }) {
   const { t } = useTranslation('ecrf');
   const [open, setOpen] = useState(false);
+  const language = useSession((s) => s.language);
+  const title = t('history.title', { item: labelFor(field, language) });
   return (
     <Popover
       open={open}
       onOpenChange={setOpen}
       trigger="click"
-      title={t('history.title', { item: field.variable })}
+      title={title}
       content={open ? <HistoryTable instanceId={instanceId} field={field} /> : null}
       destroyOnHidden
     >
@@ -64,7 +66,7 @@ export function ItemHistory({ instanceId, field }: { instanceId: number; field: 
         type="text"
         size="small"
         icon={<HistoryOutlined />}
-        aria-label={t('history.title', { item: field.variable })}
+        aria-label={title}
         data-testid={`history-${field.variable}`}
         onClick={(e) => e.preventDefault()}
       />

@@ -5,7 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { Dayjs } from 'dayjs';
-import { can, type Permission, type ScheduleVisit, type SubjectRow, type VisitRow } from '@esource/shared';
+import { can, type FormRow, type Permission, type ScheduleVisit, type SubjectRow, type VisitRow } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
@@ -184,6 +184,18 @@ function VisitsTab({
   const access = useAccess();
   const allowed = (p: Permission) => Boolean(access && can(access.pms, { anyOf: [p] }));
   const [adding, setAdding] = useState(false);
+  const language = useSession((s) => s.language);
+  const env = useSession((s) => s.env);
+  const projectId = useSession((s) => s.project?.id ?? null);
+  // the schedule names forms in the primary language; the version's forms carry the English names
+  const forms = useQuery({
+    queryKey: ['design', 'forms', env, projectId, subject.designVersionId],
+    queryFn: () => api.get<FormRow[]>('/crf/form/list', { versionId: subject.designVersionId ?? 0 }, { silent: true }),
+    enabled: Boolean(subject.designVersionId) && language === 'en_US',
+    staleTime: 300_000,
+  });
+  const formName = (f: { formId: number; name: string }) =>
+    (language === 'en_US' ? forms.data?.find((x) => x.id === f.formId)?.nameEn : null) ?? f.name;
   if (loading) return <Skeleton active />;
   if (error) return <Result status="warning" title={t('detail.scheduleFailed')} subTitle={error} />;
   return (
@@ -228,7 +240,7 @@ function VisitsTab({
                     {f.cycle && f.instances.length > 0 ? (
                       <Space size={4} wrap>
                         <FileTextOutlined />
-                        <span>{f.name}</span>
+                        <span>{formName(f)}</span>
                         {f.instances.map((i) => (
                           <Button
                             key={i.id}
@@ -259,7 +271,7 @@ function VisitsTab({
                         onClick={() => open(v, f.formId, 1)}
                         data-testid={`form-${v.code}-${f.code}`}
                       >
-                        {f.name}
+                        {formName(f)}
                         {f.cycle ? <Typography.Text type="secondary"> ({t('visit.cycle')})</Typography.Text> : null}
                       </Button>
                     )}
