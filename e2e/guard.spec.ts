@@ -63,7 +63,7 @@ test.describe('route guard (spec §2)', () => {
     const resolver = await request.get(`/api/getProId?uuid=${uuid}&proType=PRO`, {
       headers: { token: s.token },
     });
-    test.skip(resolver.status() === 404, 'the server has no GET /api/getProId yet (uuid → project id)');
+    expect(((await resolver.json()) as { data: { proId: number } }).data.proId).toBe(1);
     await openLoggedIn(page, s, 'main', `/project/ProjectManage?uuid=${uuid}`);
     await expect(page).toHaveURL(/\/project\/ProjectManage$/);
     await expect(page.getByTestId('project-label')).toHaveText(/DEMO-001-/);

@@ -42,5 +42,6 @@ export const authApi = {
   switchEnv: (proType: Env) => api.post<null>('/passport/envTypeSwitch', { proType }),
   version: () => api.get<VersionInfo>('/passport/getVersion', undefined, { silent: true }),
   /** GET /getProId (spec §7): resolves a project uuid in the current environment */
-  projectIdByUuid: (uuid: string, proType: Env) => api.get<number>('/getProId', { uuid, proType }),
+  projectIdByUuid: (uuid: string, proType: Env) =>
+    api.get<{ proId: number; proType: Env }>('/getProId', { uuid, proType }).then((r) => r.proId),
 };
