@@ -95,6 +95,12 @@ test('admin adds a user: a bad phone is refused, a good one gives the initial pa
   await page.getByTestId('status-reason').fill('E2E: left the study team');
   await modalOk(page, /Disable/).click();
   await expect(row).toContainText('Disabled');
+  // a system message to that user
+  await row.locator('button:has(.anticon-mail)').click();
+  const msg = page.locator('.ant-modal').filter({ hasText: 'Send message' });
+  await msg.getByRole('textbox').first().fill('Welcome to the study');
+  await msg.locator('.ant-modal-footer .ant-btn-primary').click();
+  await expect(page.locator('.ant-message')).toContainText('Message sent to 1 user(s)');
   await row.getByTestId('user-account-link').click();
   await expect(page.getByTestId('user-detail')).toContainText('11010519491231002X');
   await expect(page.getByTestId('user-detail')).toContainText('Initial password, not changed yet');
