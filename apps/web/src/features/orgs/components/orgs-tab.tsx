@@ -56,7 +56,7 @@ export function OrgsTab() {
     { title: t('fields.name'), dataIndex: 'name', ellipsis: true },
     { title: t('fields.code'), dataIndex: 'code', width: 120, render: (v: string | null) => v ?? '—' },
     { title: t('fields.address'), dataIndex: 'address', ellipsis: true, render: (v: string | null) => v ?? '—' },
-    { title: t('fields.deptCount'), dataIndex: 'deptCount', width: 100, align: 'right' },
+    { title: t('fields.deptCount'), dataIndex: 'deptCount', width: 130, align: 'right' },
     {
       title: t('actions'),
       key: 'actions',
