@@ -445,6 +445,16 @@ test('visit plan: the demo project’s published v1.0 visits, read-only; a new v
   await expect(page.getByTestId('version-detail')).toContainText('UAT');
   await expect(page.getByTestId('visit-add')).toHaveCount(0);
   await expect(page.getByTestId('design-readonly')).toContainText('published');
+  // export the design as one file and import it back: a new unpublished version with the same visits
+  const download = page.waitForEvent('download');
+  await page.getByTestId('design-export').click();
+  const file = await (await download).path();
+  await page.getByTestId('design-import-file').setInputFiles(file);
+  await expect(page.getByTestId('version-detail')).toContainText('Unpublished');
+  await expect(page.getByTestId('visits-table').locator('tr.ant-table-row', { hasText: 'V4' })).toContainText(
+    '−7 / +7',
+  );
+  await expect(page.getByTestId('stage-Extension')).toBeVisible();
   // the published v1.0 is still read-only
   await page.getByTestId('version-v1.0').click();
   await expect(page.getByTestId('design-readonly')).toContainText('published');

@@ -52,4 +52,8 @@ export const designApi = {
   addVisit: (b: VisitBody) => api.post<VisitRow>('/pro/visit/add', { ...b }, { silent: true }),
   updateVisit: (b: VisitBody) => api.post<VisitRow>('/pro/visit/update', { ...b }, { silent: true }),
   deleteVisit: (id: number) => api.post<null>('/pro/visit/delete', { id }),
+  /** GET /project/info/export: the version's design (stages, visits, forms) as one JSON file */
+  exportDesign: (versionId: number) => api.get<Blob>('/project/info/export', { versionId }, { raw: true }),
+  /** POST /project/info/import: a design file becomes a new unpublished version (DEV) */
+  importDesign: (content: string) => api.postJson<VersionRow>('/project/info/import', { content }),
 };

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import {
   Alert,
   App,
@@ -19,10 +19,12 @@ import type { TableColumnsType } from 'antd';
 import {
   CloudUploadOutlined,
   DeleteOutlined,
+  DownloadOutlined,
   EditOutlined,
   FormOutlined,
   LockOutlined,
   PlusOutlined,
+  UploadOutlined,
 } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
@@ -78,6 +80,40 @@ export default function DesignPage() {
   const visits = useQuery(visitsQuery(scope, versionId));
   const forms = useQuery(formsQuery(scope, versionId));
   const [dialog, setDialog] = useState<Dialog>(null);
+  const projectNo = useSession((s) => s.project?.no ?? 'project');
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [transfer, setTransfer] = useState<'export' | 'import' | null>(null);
+
+  const doExport = async (v: VersionRow) => {
+    setTransfer('export');
+    try {
+      const blob = await designApi.exportDesign(v.id);
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `${projectNo}-${v.name}.design.json`;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } finally {
+      setTransfer(null);
+    }
+  };
+
+  // a wrong file is refused by the server with the reason, shown by the API client's Error notification
+  const doImport = async (file: File) => {
+    setTransfer('import');
+    try {
+      const v = await designApi.importDesign(await file.text());
+      setChosenId(v.id);
+      void message.success(t('version.imported', { name: v.name }));
+      await refresh();
+    } finally {
+      setTransfer(null);
+      if (fileInput.current) fileInput.current.value = '';
+    }
+  };
 
   const isDev = env === 'DEV';
   const unpublished = version?.status === 0;
@@ -266,16 +302,42 @@ export default function DesignPage() {
             title={t('version.title')}
             loading={versions.isPending}
             extra={
-              isDev && allowed('project:version:update') ? (
-                <Button
-                  size="small"
-                  icon={<PlusOutlined />}
-                  onClick={() => setDialog({ kind: 'newVersion' })}
-                  data-testid="version-new"
-                >
-                  {t('version.new')}
-                </Button>
-              ) : null
+              <Space size={4}>
+                {isDev && allowed('project:info:import') ? (
+                  <>
+                    <input
+                      ref={fileInput}
+                      type="file"
+                      accept=".json,application/json"
+                      hidden
+                      data-testid="design-import-file"
+                      onChange={(e) => {
+                        const f = e.target.files?.[0];
+                        if (f) void doImport(f).catch(() => undefined);
+                      }}
+                    />
+                    <Button
+                      size="small"
+                      icon={<UploadOutlined />}
+                      loading={transfer === 'import'}
+                      onClick={() => fileInput.current?.click()}
+                      data-testid="design-import"
+                    >
+                      {t('version.import')}
+                    </Button>
+                  </>
+                ) : null}
+                {isDev && allowed('project:version:update') ? (
+                  <Button
+                    size="small"
+                    icon={<PlusOutlined />}
+                    onClick={() => setDialog({ kind: 'newVersion' })}
+                    data-testid="version-new"
+                  >
+                    {t('version.new')}
+                  </Button>
+                ) : null}
+              </Space>
             }
           >
             {list.length === 0 ? (
@@ -333,17 +395,30 @@ export default function DesignPage() {
                 </Space>
               }
               extra={
-                isDev && allowed('project:version:publish') && version.publishedEnvs.length < 2 ? (
-                  <Button
-                    type="primary"
-                    size="small"
-                    icon={<CloudUploadOutlined />}
-                    onClick={() => setDialog({ kind: 'publish', version })}
-                    data-testid="version-publish"
-                  >
-                    {t('version.publish')}
-                  </Button>
-                ) : null
+                <Space size={4}>
+                  {allowed('project:info:export') ? (
+                    <Button
+                      size="small"
+                      icon={<DownloadOutlined />}
+                      loading={transfer === 'export'}
+                      onClick={() => void doExport(version).catch(() => undefined)}
+                      data-testid="design-export"
+                    >
+                      {t('version.export')}
+                    </Button>
+                  ) : null}
+                  {isDev && allowed('project:version:publish') && version.publishedEnvs.length < 2 ? (
+                    <Button
+                      type="primary"
+                      size="small"
+                      icon={<CloudUploadOutlined />}
+                      onClick={() => setDialog({ kind: 'publish', version })}
+                      data-testid="version-publish"
+                    >
+                      {t('version.publish')}
+                    </Button>
+                  ) : null}
+                </Space>
               }
             >
               {readOnlyReason ? (
