@@ -35,7 +35,6 @@ export default function RecycleBinPage() {
     { title: t('col.ptsNo'), dataIndex: 'ptsNo', key: 'ptsNo', width: 130 },
     { title: t('col.site'), key: 'site', width: 200, render: (_: unknown, r) => <span><Tag>{r.orgNo ?? r.siteId}</Tag>{r.siteName}</span> },
     { title: t('col.status'), key: 'status', width: 120, render: () => <StatusTag status={0} /> },
-    { title: t('col.reason'), dataIndex: 'statusReason', key: 'reason', render: (v: string | null) => v ?? '—' },
     {
       title: t('col.deleteTime'),
       dataIndex: 'deleteTime',
