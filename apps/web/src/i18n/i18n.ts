@@ -46,6 +46,7 @@ export const NAMESPACES = [
   'roles',
   'orgs',
   'audit',
+  'centerApply',
   'subjects',
   'ecrf',
 ] as const;

@@ -249,8 +249,7 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'centerApply',
     path: '/system/centerApply',
-    page: placeholder,
-    placeholder: true,
+    page: () => import('../features/center-apply/pages/center-apply-page'),
     shell: true,
     sideBar: true,
     module: 9,
