@@ -13,6 +13,7 @@ import {
   Table,
   Tabs,
   Tag,
+  Tooltip,
   Typography,
 } from 'antd';
 import type { TableColumnsType } from 'antd';
@@ -296,7 +297,7 @@ export default function DesignPage() {
         />
       ) : null}
       <Row gutter={16}>
-        <Col xs={24} lg={7}>
+        <Col xs={24} lg={6}>
           <Card
             size="small"
             title={t('version.title')}
@@ -316,15 +317,16 @@ export default function DesignPage() {
                         if (f) void doImport(f).catch(() => undefined);
                       }}
                     />
-                    <Button
-                      size="small"
-                      icon={<UploadOutlined />}
-                      loading={transfer === 'import'}
-                      onClick={() => fileInput.current?.click()}
-                      data-testid="design-import"
-                    >
-                      {t('version.import')}
-                    </Button>
+                    <Tooltip title={t('version.importHelp')}>
+                      <Button
+                        size="small"
+                        icon={<UploadOutlined />}
+                        loading={transfer === 'import'}
+                        onClick={() => fileInput.current?.click()}
+                        aria-label={t('version.import')}
+                        data-testid="design-import"
+                      />
+                    </Tooltip>
                   </>
                 ) : null}
                 {isDev && allowed('project:version:update') ? (
@@ -383,7 +385,7 @@ export default function DesignPage() {
             ) : null}
           </Card>
         </Col>
-        <Col xs={24} lg={17}>
+        <Col xs={24} lg={18}>
           {version ? (
             <Card
               size="small"
@@ -504,7 +506,6 @@ export default function DesignPage() {
                           loading={visits.isFetching}
                           pagination={false}
                           data-testid="visits-table"
-                          scroll={{ x: 'max-content' }}
                           locale={{
                             emptyText: (
                               <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('visit.none')} />
