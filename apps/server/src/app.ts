@@ -203,7 +203,9 @@ export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: nu
     else if ((fe as { code?: string }).code === '23505') e = new AppError('CONFLICT', { detail: 'duplicate' });
     else e = new AppError('INTERNAL', { requestId: req.id });
   }
-  const detail = e.detail?.map((d) => ({ field: d.field, message: d.message.startsWith('validation.') ? t(d.message) : d.message }));
+  let detail = e.detail?.map((d) => ({ field: d.field, message: d.message.startsWith('validation.') ? t(d.message) : d.message }));
+  // errors about one field (DUPLICATE, INVALID_REFERENCE) name it in detail too, so forms can mark the field
+  if (!detail && typeof e.params.field === 'string') detail = [{ field: e.params.field, message: t(`errors.${e.code}`, { requestId: req.id, ...e.params }) }];
   const params: Record<string, string | number> = { requestId: req.id, ...e.params };
   if (e.code === 'NOT_FOUND' && typeof params.entity === 'string') params.entity = t(`entities.${params.entity}`, { defaultValue: params.entity });
   return {

@@ -15,6 +15,8 @@ export interface AccessContext {
   pms: ReadonlySet<string>;
   loginType: LoginType | null;
   env: Env;
+  /** top modules the server grants (from the system role only: a project role never opens modules 2, 6, 9) */
+  modules?: readonly number[];
 }
 
 /**
@@ -134,7 +136,8 @@ export function breadcrumbsFor(route: AppRoute, ctx: AccessContext, hasProject: 
 
 /** Top-module tabs (spec §2 table), filtered by pms and environment. */
 export function moduleTabs(ctx: AccessContext): TopModule[] {
-  return visibleModules(ctx.pms, ctx.env);
+  const tabs = visibleModules(ctx.pms, ctx.env);
+  return ctx.modules ? tabs.filter((m) => ctx.modules!.includes(m.no)) : tabs;
 }
 
 /** The first page of a module that this user may open (a module tab goes there). */

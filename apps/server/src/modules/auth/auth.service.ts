@@ -213,7 +213,8 @@ export class AuthService {
     const pms = [...ctx.pms].sort();
     return {
       pms,
-      menus: visibleModules(pms, ctx.env).map((m) => ({ no: m.no, key: m.key, path: m.path })),
+      // modules 2, 6 and 9 are system screens: only the system role opens them
+      menus: visibleModules(ctx.systemPms, ctx.env).map((m) => ({ no: m.no, key: m.key, path: m.path })),
       user: {
         id: user.id,
         name: user.name,

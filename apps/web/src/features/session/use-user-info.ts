@@ -76,6 +76,11 @@ export function useAccess(): AccessContext | null {
   const env = useSession((s) => s.env);
   return useMemo(() => {
     if (!data) return null;
-    return { pms: new Set(data.pms), loginType: (data.user.loginType as LoginType) ?? loginType, env };
+    return {
+      pms: new Set(data.pms),
+      loginType: (data.user.loginType as LoginType) ?? loginType,
+      env,
+      modules: data.menus.map((m) => m.no),
+    };
   }, [data, loginType, env]);
 }
