@@ -1,10 +1,12 @@
 import { useState } from 'react';
-import { Card, Col, Empty, Input, Pagination, Row, Skeleton, Space, Tag, Typography } from 'antd';
-import { ProjectOutlined, RightOutlined } from '@ant-design/icons';
+import { Button, Card, Col, Empty, Input, Pagination, Row, Skeleton, Space, Tag, Typography } from 'antd';
+import { PlusOutlined, ProjectOutlined, RightOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { LIMITS } from '@esource/shared';
+import { can, LIMITS } from '@esource/shared';
+import { ProjectDialog } from '../../project-manage/components/project-dialog';
+import { useAccess } from '../../session/use-user-info';
 import { projectsPageQuery, type ProjectRow } from '../api/projects-api';
 import { useSession } from '../../session/session-store';
 
@@ -23,6 +25,10 @@ export default function OverviewPage() {
   const q = useQuery(projectsPageQuery({ pageNumber: page, pageSize, keyword, env, token }));
 
   const enter = (p: ProjectRow) => void navigate(`/project?proId=${p.id}`);
+  // creating a project is a system permission (project:info:add), so it is offered here, before any project is open
+  const access = useAccess();
+  const canCreate = Boolean(access && can(access.pms, { anyOf: ['project:info:add'] }));
+  const [creating, setCreating] = useState(false);
 
   return (
     <div data-testid="overview-page">
@@ -42,7 +48,22 @@ export default function OverviewPage() {
           }}
           data-testid="overview-search"
         />
+        {canCreate ? (
+          <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)} data-testid="overview-new-project">
+            {t('newProject')}
+          </Button>
+        ) : null}
       </div>
+      {creating ? (
+        <ProjectDialog
+          mode="create"
+          onClose={() => setCreating(false)}
+          onSaved={(p) => {
+            setCreating(false);
+            void navigate(`/project?proId=${p.id}`);
+          }}
+        />
+      ) : null}
       {q.isPending ? (
         <Skeleton active paragraph={{ rows: 6 }} />
       ) : q.isError ? (
