@@ -243,6 +243,40 @@ test('pi certifies the form and it becomes read-only', async ({ browser }) => {
   await crc.context().close();
 });
 
+test('a cycle form: add another repeat, delete a repeat with a reason; a table form', async ({ browser }) => {
+  const page = await open(browser, 'crc1', detailUrl);
+  await page.getByTestId('form-V2-AE').click();
+  await expect(page.getByTestId('crf-title')).toContainText('Adverse events');
+  await page.getByTestId('crf-input-AETERM').fill('Headache');
+  await typeDate(page, 'crf-input-AESTDTC', daysAgo(1));
+  await page.getByTestId('crf-save').click();
+  await expect(page.getByTestId('crf-status')).toContainText('Completed');
+  await page.getByTestId('crf-add-repeat').click();
+  await expect(page).toHaveURL(/repeatNo=2/);
+  await expect(page.getByTestId('crf-status')).toContainText('Not started');
+  await page.getByTestId('crf-input-AETERM').fill('Nausea');
+  await page.getByTestId('crf-save-draft').click();
+  await expect(page.getByTestId('crf-status')).toContainText('Draft');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('form-V2-AE-1')).toBeVisible();
+  await expect(page.getByTestId('form-status-V2-AE-2')).toContainText('Draft');
+  await page.getByTestId('form-V2-AE-2').click();
+  await page.getByTestId('crf-delete-repeat').click();
+  await page.getByTestId('delete-repeat-input').fill('entered twice');
+  await page.getByTestId('delete-repeat-ok').click();
+  await expect(page.getByTestId('crf-entry')).toHaveCount(0);
+  await expect(page.getByTestId('form-V2-AE-2')).toHaveCount(0);
+  await expect(page.getByTestId('form-status-V2-AE-1')).toContainText('Completed');
+
+  await page.getByTestId('form-V1-VS').click();
+  await expect(page.getByTestId('crf-title')).toContainText('Vital signs');
+  await page.getByTestId('crf-save').click();
+  await expect(page.getByTestId('crf-error')).toBeVisible();
+  await expect(page.getByTestId('crf-item-SYSBP')).toContainText('required', { ignoreCase: true });
+  await shot(page, 'subjects-form-table-en.png');
+  await page.context().close();
+});
+
 test('screens in Chinese, timeline, task list and calendar', async ({ browser }) => {
   const page = await open(browser, 'crc1', '/project/sickLoop', 'zh_CN');
   await expect(page.getByTestId(`subject-link-${NO}`)).toBeVisible();
