@@ -92,6 +92,7 @@ test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a v
   await expect(page.getByTestId('subject-header')).toContainText(ID_CARD);
   await expect(page.getByTestId('visit-V1')).toBeVisible();
   await expect(page.getByTestId('form-status-V1-DM')).toContainText('Not started');
+  await expect(page.getByTestId('detail-status')).toBeVisible();
   await shot(page, 'subjects-detail-en.png');
 
   await openDm(page);
@@ -220,6 +221,10 @@ test('the subject is deleted to the recycle bin and restored', async ({ browser 
 
 test('pi certifies the form and it becomes read-only', async ({ browser }) => {
   const page = await open(browser, 'pi', detailUrl);
+  // an investigator changes no subject
+  await expect(page.getByTestId('subject-header')).toBeVisible();
+  await expect(page.getByTestId('detail-status')).toHaveCount(0);
+  await expect(page.getByTestId('detail-edit')).toHaveCount(0);
   await openDm(page);
   await expect(page.getByTestId('crf-status')).toContainText('Completed');
   // a PI may certify but not enter data

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { App, Button, Card, DatePicker, Descriptions, Empty, Form, Input, Modal, Result, Select, Skeleton, Space, Tabs, Tag, Typography } from 'antd';
-import { CalendarOutlined, FileTextOutlined, PlusOutlined } from '@ant-design/icons';
+import { CalendarOutlined, EditOutlined, FileTextOutlined, PlusOutlined, SwapOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -12,9 +12,10 @@ import { useAccess } from '../../session/use-user-info';
 import { CrfEntry } from '../../ecrf/components/crf-entry';
 import { CrfStatusTag } from '../../ecrf/components/status';
 import { scheduleQuery, subjectQuery, subjectsApi } from '../api/subjects-api';
+import { StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
 import { VisitStateTag } from '../components/visit-state-tag';
-import { IDENTIFIER_FIELDS, intParam } from '../subject-logic';
+import { allowedTargets, IDENTIFIER_FIELDS, intParam } from '../subject-logic';
 import '../subjects.css';
 
 const ENTRY_KEYS = ['visitId', 'formId', 'unscheduledId', 'repeatNo'] as const;
@@ -127,9 +128,48 @@ export default function SubjectDetailPage() {
 
 function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
   const { t } = useTranslation('subjects');
+  const { message } = App.useApp();
+  const qc = useQueryClient();
+  const access = useAccess();
+  const canUpdate = Boolean(access && can(access.pms, { anyOf: ['patient:page:update'] }));
+  const [dialog, setDialog] = useState<'edit' | 'status' | null>(null);
   const ids = IDENTIFIER_FIELDS.filter((f) => s[f]);
+  const saved = (text: string) => {
+    setDialog(null);
+    void message.success(text);
+    void qc.invalidateQueries({ queryKey: ['subjects'] });
+  };
   return (
-    <Card size="small" data-testid="subject-header">
+    <Card
+      size="small"
+      data-testid="subject-header"
+      extra={
+        canUpdate ? (
+          <Space>
+            {s.identifiersMasked ? null : (
+              <Button size="small" icon={<EditOutlined />} onClick={() => setDialog('edit')} data-testid="detail-edit">
+                {t('edit.button')}
+              </Button>
+            )}
+            {allowedTargets(s.status).length ? (
+              <Button size="small" icon={<SwapOutlined />} onClick={() => setDialog('status')} data-testid="detail-status">
+                {t('statusChange.button')}
+              </Button>
+            ) : null}
+          </Space>
+        ) : null
+      }
+    >
+      {dialog === 'edit' ? (
+        <SubjectDialog subject={s} onClose={() => setDialog(null)} onSaved={(x) => saved(t('edit.done', { no: x.ptsNo }))} />
+      ) : null}
+      {dialog === 'status' ? (
+        <StatusDialog
+          subject={s}
+          onClose={() => setDialog(null)}
+          onSaved={(x) => saved(t('statusChange.done', { no: x.ptsNo, status: t(`status.${x.status}`) }))}
+        />
+      ) : null}
       <Descriptions
         size="small"
         column={{ xs: 1, sm: 2, lg: 4 }}
