@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { auditEvents, projects } from '../src/db/schema';
+import { auditEvents, projects, users } from '../src/db/schema';
 import { SUBJECT_DATA_CHECKS } from '../src/modules/projects/projects.service';
-import { startTestServer, type TestServer } from './harness';
+import { sha256Hex, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
 let dm: string;
@@ -273,5 +273,32 @@ describe('member picker', () => {
     expect(accounts).toContain('admin');
     expect(accounts).not.toContain('crc1');
     expect((await s.api.get('/pro/user/candidates', { token: await s.api.login('crc1'), headers: { proId: 1 } })).status).toBe(403);
+  });
+});
+
+describe('site schedule and user invitation', () => {
+  it("answers a site's visit plan in force, only for that site's users", async () => {
+    const crc1 = await s.api.login('crc1');
+    const sites = await s.api.post<{ id: number; siteNo: string }[]>('/pro/site/list', { token: crc1, headers: { proId: 1, proType: 'PRO' } });
+    const a = sites.body.data[0]!;
+    const r = await s.api.get<{ site: { siteNo: string }; version: { name: string }; visits: { code: string }[] }>('/pro/site/schedule/get', {
+      token: crc1,
+      headers: { proId: 1, proType: 'PRO', proSiteId: a.id },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.data.site.siteNo).toBe('01');
+    expect(r.body.data.version.name).toBe('v1.0');
+    expect(r.body.data.visits.map((v) => v.code)).toContain('V2');
+  });
+
+  it('invites a user with a new initial password that works once and must be changed', async () => {
+    const [u] = await s.database.db.select().from(users).where(eq(users.account, 'pi'));
+    const r = await s.api.post<{ initialPassword: string }>('/system/user/invite', { token: admin, form: { id: u!.id } });
+    expect(r.status).toBe(200);
+    const login = await s.api.post<{ passwordChangeDue: boolean }>('/passport/login', {
+      form: { account: 'pi', password: sha256Hex(r.body.data.initialPassword), loginType: 3 },
+    });
+    expect(login.body.data.passwordChangeDue).toBe(true);
+    expect((await s.api.post('/system/user/invite', { token: dm, form: { id: u!.id } })).status).toBe(403);
   });
 });

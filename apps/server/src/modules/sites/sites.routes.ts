@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { siteDetailRow, siteInput, siteUpdate } from '@esource/shared';
+import { siteDetailRow, siteInput, siteUpdate, versionRow, visitRow } from '@esource/shared';
+import { DesignService } from '../design/design.service';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { organizations, projectMembers, sites, users } from '../../db/schema';
@@ -19,6 +20,7 @@ const pi = alias(users, 'pi');
 
 export function siteRoutes({ database }: AppDeps): RouteSpec[] {
   const db = database.db;
+  const design = new DesignService(db);
   const list = (ctx: ProjectScopedContext, only: number | null, tx: typeof db | Tx = db) => {
     const p = ctx.project;
     return tx
@@ -80,6 +82,20 @@ export function siteRoutes({ database }: AppDeps): RouteSpec[] {
   }
 
   return [
+    defineRoute({
+      method: 'GET',
+      url: '/pro/site/schedule/get',
+      guard: { permission: { anyOf: ['research:page:query', 'patient:page:query'] }, scope: 'site' },
+      summary: "A site's visit schedule: the visit plan in force in this environment (site in proSiteId)",
+      tags: ['sites'],
+      response: z.object({ site: siteDetailRow, version: versionRow.nullable(), visits: z.array(visitRow) }),
+      handler: async ({ ctx }) => {
+        const [site] = await list(ctx, ctx.siteId);
+        if (!site) throw new AppError('NOT_FOUND', { entity: 'site' });
+        const plan = await design.enabledVersionVisits(ctx);
+        return { site, ...plan };
+      },
+    }),
     defineRoute({
       method: 'POST',
       url: '/pro/site/list',

@@ -107,6 +107,16 @@ export function userRoutes({ database }: AppDeps): RouteSpec[] {
       handler: ({ ctx, body }) => users.sendMessage(ctx, body),
     }),
     defineRoute({
+      method: 'POST',
+      url: '/system/user/invite',
+      guard: { permission: { anyOf: ['system:user:invite'] }, scope: 'system' },
+      summary: 'Invite a user: a new initial password (returned once, to be changed at first login) and a message',
+      tags,
+      body: z.object({ id: z.coerce.number().int().positive() }),
+      response: z.object({ id: z.number().int(), account: z.string(), initialPassword: z.string() }),
+      handler: ({ ctx, body }) => users.invite(ctx, body.id),
+    }),
+    defineRoute({
       method: 'GET',
       url: '/templates/downloadTemplate',
       guard: { permission: { anyOf: ['system:user:import'] }, scope: 'system' },

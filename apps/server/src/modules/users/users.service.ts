@@ -20,6 +20,8 @@ import {
   type UserPickerRow,
   type UserUpdateRequest,
 } from '@esource/shared';
+import { and, eq, isNull } from 'drizzle-orm';
+import { sessions, users } from '../../db/schema';
 import type { Db } from '../../db/client';
 import type { AuthedContext } from '../../lib/context';
 import { AppError, notFound, type FieldProblem } from '../../lib/errors';
@@ -320,6 +322,26 @@ export class UsersService {
       );
       return { sent: rows.length };
     });
+  }
+
+  /**
+   * Invites (or re-invites) a user: a new initial password, returned once, that must be changed at the first
+   * login; the user's open sessions end and an invitation message is left for them.
+   */
+  async invite(ctx: AuthedContext, id: number): Promise<{ id: number; account: string; initialPassword: string }> {
+    const [u] = await this.db.select().from(users).where(eq(users.id, id));
+    if (!u) throw notFound('user');
+    if (u.status !== 1) throw new AppError('ACCOUNT_DISABLED');
+    const initialPassword = generateInitialPassword();
+    const passwordHash = await hashInitialPassword(initialPassword);
+    await this.db.transaction(async (tx) => {
+      const now = new Date();
+      await tx.update(users).set({ passwordHash, passwordChangedAt: null, failedLoginCount: 0, lockedUntil: null, updatedAt: now }).where(eq(users.id, id));
+      await tx.update(sessions).set({ endedAt: now, endReason: 'invite' }).where(and(eq(sessions.userId, id), isNull(sessions.endedAt)));
+      await repo.insertMessages(tx, [{ env: ctx.env, projectId: null, userId: id, kind: 'invite', title: 'invite', content: u.account }]);
+      await recordAudit(tx, actorOf(ctx), [{ action: 'user.invite', entity: 'user', entityId: id, field: 'password', newValue: 'initial password issued' }]);
+    });
+    return { id, account: u.account, initialPassword };
   }
 
   // ── Excel ──

@@ -59,6 +59,7 @@ export const usersApi = {
       status,
       reason,
     }),
+  invite: (id: number) => api.post<UserAddResponse>('/system/user/invite', { id }),
   sendMessage: (userIds: number[], title: string, content: string) =>
     api.post<{ sent: number }>('/system/user/sendMessage', { userIds, title, content }),
   template: () => api.get<Blob>('/templates/downloadTemplate', { type: 'user' }, { raw: true }),

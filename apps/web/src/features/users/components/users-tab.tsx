@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { App, Button, Empty, Input, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { App, Button, Empty, Input, Popconfirm, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import {
   DownloadOutlined,
@@ -204,6 +204,21 @@ export function UsersTab() {
             >
               {r.status === 1 ? t('disable') : t('enable')}
             </Button>
+          ) : null}
+          {has('system:user:invite') && r.status === 1 ? (
+            <Popconfirm
+              title={t('inviteConfirm', { account: r.account })}
+              onConfirm={() => {
+                void usersApi.invite(r.id).then(
+                  (res) => setAdded(res),
+                  () => undefined,
+                );
+              }}
+            >
+              <Button type="link" size="small" data-testid="user-invite">
+                {t('invite')}
+              </Button>
+            </Popconfirm>
           ) : null}
           {has('system:user:message') ? (
             <Tooltip title={t('sendMessage')}>
