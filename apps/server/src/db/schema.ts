@@ -444,6 +444,10 @@ export const subjects = pgTable(
   (t) => [
     uniqueIndex('subjects_env_project_no').on(t.env, t.projectId, t.ptsNo),
     index('subjects_list').on(t.projectId, t.env, t.siteId, t.status),
+    // the list's common orders, filtered by status or not: a page is read from the index, not sorted
+    index('subjects_status_fvd').on(t.projectId, t.env, t.status, t.firstVisitDate, t.id),
+    index('subjects_fvd').on(t.projectId, t.env, t.firstVisitDate, t.id),
+    index('subjects_no').on(t.projectId, t.env, t.ptsNo),
     index('subjects_mrn').on(t.projectId, t.env, t.medicalRecordId),
     check('subjects_status', sql`${t.status} between 0 and 8`),
   ],
