@@ -104,6 +104,12 @@ describe('projects', () => {
     expect(sites.body.data).toEqual([]);
     const team = await s.api.post<{ totalCount: number }>('/pro/user/page', { token: dm, headers: { proId: r.body.data.id } });
     expect(team.body.data.totalCount).toBe(1);
+    // the design comes along as an unpublished version 1
+    const versions = await s.api.post<{ versionNo: number; status: number; formCount: number; visitCount: number }[]>('/crf/version/list', {
+      token: dm,
+      headers: { proId: r.body.data.id, proType: 'DEV' },
+    });
+    expect(versions.body.data).toEqual([expect.objectContaining({ versionNo: 1, status: 0, formCount: 3, visitCount: 4 })]);
   });
 
   it('deletes only a project without subject data', async () => {

@@ -7,7 +7,8 @@ import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { ProjectDetail, ProjectInput, ProjectUpdate } from '@esource/shared';
 import { ENVS } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
-import { auditEvents, projectMembers, projects, roles } from '../../db/schema';
+import { auditEvents, designVersions, projectMembers, projects, roles } from '../../db/schema';
+import { copyDesign } from '../design/design.service';
 import { AppError } from '../../lib/errors';
 import type { AuthedContext, ProjectScopedContext } from '../../lib/context';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
@@ -185,6 +186,20 @@ export class ProjectsService {
         })
         .returning();
       await this.addCreatorAsDm(tx, p!.id, ctx.user.id);
+      // the design comes along: the source's newest version becomes the copy's unpublished version 1
+      const [latest] = await tx
+        .select()
+        .from(designVersions)
+        .where(eq(designVersions.projectId, src.id))
+        .orderBy(desc(designVersions.versionNo))
+        .limit(1);
+      if (latest) {
+        const [v] = await tx
+          .insert(designVersions)
+          .values({ projectId: p!.id, versionNo: 1, name: latest.name })
+          .returning({ id: designVersions.id });
+        await copyDesign(tx, latest.id, v!.id);
+      }
       await recordAudit(tx, actorOf(ctx), [
         { action: 'project.copy', entity: 'project', entityId: p!.id, projectId: p!.id, oldValue: src.no, newValue: no },
         { action: 'project.copied', entity: 'project', entityId: src.id, projectId: src.id, newValue: no },
