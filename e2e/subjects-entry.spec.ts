@@ -24,12 +24,23 @@ const users: Record<string, { account: string; type: number; variant: Variant; l
   cra: { account: 'cra', type: 2, variant: 'main', list: '/project/craPtsList' },
 };
 
-async function open(browser: Browser, who: keyof typeof users, url: string, lang: 'en_US' | 'zh_CN' = 'en_US'): Promise<Page> {
+async function open(
+  browser: Browser,
+  who: keyof typeof users,
+  url: string,
+  lang: 'en_US' | 'zh_CN' = 'en_US',
+): Promise<Page> {
   const u = users[who]!;
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   const s = await apiLogin(ctx.request, u.account, u.type, u.variant);
-  await openLoggedIn(page, s, u.variant, url.includes('proId=') ? url : `${url}${url.includes('?') ? '&' : '?'}proId=1`, lang);
+  await openLoggedIn(
+    page,
+    s,
+    u.variant,
+    url.includes('proId=') ? url : `${url}${url.includes('?') ? '&' : '?'}proId=1`,
+    lang,
+  );
   await expect(page.getByTestId('project-label')).toContainText('DEMO-001');
   return page;
 }
@@ -40,7 +51,8 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 /** The input of a date picker whose test id may sit on the input or its wrapper. */
-const dateInput = (page: Page, id: string): Locator => page.locator(`input[data-testid="${id}"], [data-testid="${id}"] input`).first();
+const dateInput = (page: Page, id: string): Locator =>
+  page.locator(`input[data-testid="${id}"], [data-testid="${id}"] input`).first();
 
 async function typeDate(page: Page, id: string, value: string): Promise<void> {
   const input = dateInput(page, id);
@@ -52,7 +64,11 @@ async function typeDate(page: Page, id: string, value: string): Promise<void> {
 
 async function pickOption(page: Page, testId: string, text: string): Promise<void> {
   await page.getByTestId(testId).click();
-  await page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden) .ant-select-item-option').filter({ hasText: text }).first().click();
+  await page
+    .locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden) .ant-select-item-option')
+    .filter({ hasText: text })
+    .first()
+    .click();
 }
 
 async function openDm(page: Page): Promise<void> {
@@ -63,7 +79,9 @@ async function openDm(page: Page): Promise<void> {
 
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 
-test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a value with a reason and sees its history', async ({ browser }) => {
+test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a value with a reason and sees its history', async ({
+  browser,
+}) => {
   const page = await open(browser, 'crc1', '/project/sickLoop');
   await expect(page.getByTestId('subject-list-page')).toBeVisible();
   await page.getByTestId('subject-add').click();
@@ -128,7 +146,9 @@ test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a v
   await page.context().close();
 });
 
-test('crc2 (site 02) does not see the subject; the monitor sees it with masked identifiers', async ({ browser }) => {
+test('crc2 (site 02) does not see the subject; the monitor sees it with masked identifiers', async ({
+  browser,
+}) => {
   const crc2 = await open(browser, 'crc2', '/project/sickLoop');
   await crc2.getByTestId('subject-search').locator('input').fill(NO);
   await crc2.getByTestId('subject-search').locator('input').press('Enter');
@@ -154,7 +174,9 @@ test('crc2 (site 02) does not see the subject; the monitor sees it with masked i
   await cra.context().close();
 });
 
-test('two sessions edit the same form: the second save is refused with who changed what, and nothing is lost', async ({ browser }) => {
+test('two sessions edit the same form: the second save is refused with who changed what, and nothing is lost', async ({
+  browser,
+}) => {
   const a = await open(browser, 'crc1', detailUrl);
   const b = await open(browser, 'crc1', detailUrl);
   await openDm(a);
@@ -190,7 +212,10 @@ test('two sessions edit the same form: the second save is refused with who chang
 test('the subject is deleted to the recycle bin and restored', async ({ browser }) => {
   const page = await open(browser, 'crc1', '/project/sickLoop');
   await page.getByTestId(`subject-actions-${NO}`).click();
-  await page.locator('.ant-dropdown:not(.ant-dropdown-hidden) .ant-dropdown-menu-item').filter({ hasText: 'Delete' }).click();
+  await page
+    .locator('.ant-dropdown:not(.ant-dropdown-hidden) .ant-dropdown-menu-item')
+    .filter({ hasText: 'Delete' })
+    .click();
   await page.getByTestId('subject-delete-ok').click();
   await expect(page.locator('.ant-modal')).toContainText('Please give a reason');
   await page.getByTestId('subject-delete-input').fill('enrolled twice by mistake');
@@ -209,7 +234,10 @@ test('the subject is deleted to the recycle bin and restored', async ({ browser 
   await expect(page.getByTestId(`subject-link-${NO}`)).toBeVisible();
   // status menu: only the allowed targets, a reason for screening failed
   await page.getByTestId(`subject-actions-${NO}`).click();
-  await page.locator('.ant-dropdown:not(.ant-dropdown-hidden) .ant-dropdown-menu-item').filter({ hasText: 'Change status' }).click();
+  await page
+    .locator('.ant-dropdown:not(.ant-dropdown-hidden) .ant-dropdown-menu-item')
+    .filter({ hasText: 'Change status' })
+    .click();
   const targets = page.getByTestId('status-targets');
   await expect(targets.locator('label')).toHaveText(['Enrolled', 'Screening Failed', 'Quit']);
   await targets.getByText('Enrolled').click();

@@ -18,7 +18,10 @@ export interface VisitOccurrence {
 }
 
 /** YYYY-MM-DD → occurrences on that day, sorted by subject number then visit code. */
-export function groupByDay(items: readonly VisitOccurrence[], month?: string): Map<string, VisitOccurrence[]> {
+export function groupByDay(
+  items: readonly VisitOccurrence[],
+  month?: string,
+): Map<string, VisitOccurrence[]> {
   const out = new Map<string, VisitOccurrence[]>();
   for (const it of items) {
     const day = it.planned ?? it.start;
@@ -28,7 +31,8 @@ export function groupByDay(items: readonly VisitOccurrence[], month?: string): M
     list.push(it);
     out.set(day, list);
   }
-  for (const list of out.values()) list.sort((a, b) => a.ptsNo.localeCompare(b.ptsNo) || a.code.localeCompare(b.code));
+  for (const list of out.values())
+    list.sort((a, b) => a.ptsNo.localeCompare(b.ptsNo) || a.code.localeCompare(b.code));
   return out;
 }
 
@@ -37,7 +41,12 @@ export function tasks(items: readonly VisitOccurrence[]): VisitOccurrence[] {
   const rank = { inWindow: 0, overdue: 1, upcoming: 2, done: 3 } as const;
   return items
     .filter((i) => i.state === 'inWindow' || i.state === 'overdue')
-    .sort((a, b) => rank[a.state] - rank[b.state] || (a.end ?? '').localeCompare(b.end ?? '') || a.ptsNo.localeCompare(b.ptsNo));
+    .sort(
+      (a, b) =>
+        rank[a.state] - rank[b.state] ||
+        (a.end ?? '').localeCompare(b.end ?? '') ||
+        a.ptsNo.localeCompare(b.ptsNo),
+    );
 }
 
 /** Timeline position of a date in [min, max] as a percentage. */

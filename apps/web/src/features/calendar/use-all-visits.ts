@@ -12,7 +12,9 @@ export function useAllVisits(siteId?: number) {
   const env = useSession((s) => s.env);
   const projectId = useSession((s) => s.project?.id ?? null);
   const scope = { env, projectId };
-  const list = useQuery(subjectPageQuery(scope, { siteId, sortField: 'ptsNo', sortOrder: 'asc' }, 1, MAX_SUBJECTS, false));
+  const list = useQuery(
+    subjectPageQuery(scope, { siteId, sortField: 'ptsNo', sortOrder: 'asc' }, 1, MAX_SUBJECTS, false),
+  );
   const subjects = list.data?.content ?? [];
   const schedules = useQueries({ queries: subjects.map((s) => scheduleQuery(scope, s.ptsId)) });
   const visits: VisitOccurrence[] = [];

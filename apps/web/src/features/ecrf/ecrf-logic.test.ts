@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { changedVariables, fieldMessages, needReason, rebase, saveItems, sameValue, valueText, type StoredValues } from './ecrf-logic';
+import {
+  changedVariables,
+  fieldMessages,
+  needReason,
+  rebase,
+  saveItems,
+  sameValue,
+  valueText,
+  type StoredValues,
+} from './ecrf-logic';
 
 const at = '2026-11-21T10:00:00.000Z';
 const stored: StoredValues = {
@@ -44,7 +53,10 @@ describe('reason for a change', () => {
 
 describe('reload after a refused save', () => {
   it('keeps the user edits over the fresh values', () => {
-    const fresh: StoredValues = { ...stored, ETHNIC: { value: 'OTHER', entryMode: 2, updatedBy: 'crc2', updateTime: at } };
+    const fresh: StoredValues = {
+      ...stored,
+      ETHNIC: { value: 'OTHER', entryMode: 2, updatedBy: 'crc2', updateTime: at },
+    };
     const edited = { BRTHDTC: '1990-05-05', SEX: '2', PREG: 'N', ETHNIC: 'HAN' };
     const r = rebase(stored, edited, fresh);
     expect(r.kept).toEqual(['BRTHDTC']);
@@ -54,12 +66,20 @@ describe('reload after a refused save', () => {
 
 describe('texts', () => {
   it('shows option labels and a dash for nothing', () => {
-    const opts = [{ value: '1', label: 'Male' }, { value: '2', label: 'Female' }];
+    const opts = [
+      { value: '1', label: 'Male' },
+      { value: '2', label: 'Female' },
+    ];
     expect(valueText('2', opts)).toBe('Female');
     expect(valueText(['1', '2'], opts)).toBe('Male, Female');
     expect(valueText(null)).toBe('—');
   });
   it('maps 400 detail to fields', () => {
-    expect(fieldMessages([{ field: 'SEX', message: 'required' }, { field: 'SEX', message: 'other' }])).toEqual({ SEX: 'required' });
+    expect(
+      fieldMessages([
+        { field: 'SEX', message: 'required' },
+        { field: 'SEX', message: 'other' },
+      ]),
+    ).toEqual({ SEX: 'required' });
   });
 });

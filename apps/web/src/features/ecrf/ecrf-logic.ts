@@ -16,7 +16,12 @@ export interface StoredValue {
 export type StoredValues = Record<string, StoredValue>;
 
 export function emptyValue(v: unknown): boolean {
-  return v === null || v === undefined || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+  return (
+    v === null ||
+    v === undefined ||
+    (typeof v === 'string' && v.trim() === '') ||
+    (Array.isArray(v) && v.length === 0)
+  );
 }
 
 export function sameValue(a: unknown, b: unknown): boolean {
@@ -30,7 +35,11 @@ export function plainValues(stored: StoredValues): ItemValues {
 }
 
 /** Variables whose value differs from the loaded one, among the items that show (hidden ones are cleared by the server). */
-export function changedVariables(stored: StoredValues, values: ItemValues, shown: ReadonlySet<string>): string[] {
+export function changedVariables(
+  stored: StoredValues,
+  values: ItemValues,
+  shown: ReadonlySet<string>,
+): string[] {
   const vars = new Set([...Object.keys(stored), ...Object.keys(values)]);
   return [...vars].filter((k) => shown.has(k) && !sameValue(stored[k]?.value, values[k])).sort();
 }
@@ -49,7 +58,11 @@ export interface SaveItem {
   reason?: string;
 }
 
-export function saveItems(values: ItemValues, changed: readonly string[], reasons: Record<string, string>): SaveItem[] {
+export function saveItems(
+  values: ItemValues,
+  changed: readonly string[],
+  reasons: Record<string, string>,
+): SaveItem[] {
   return changed.map((k) => {
     const value = emptyValue(values[k]) ? null : values[k];
     const reason = reasons[k]?.trim();

@@ -10,7 +10,14 @@ beforeAll(() => {
 });
 afterEach(cleanup);
 
-const BRTH: FormComponent = { id: 'b', type: 'date', label: '出生日期', labelEn: 'Date of birth', variable: 'BRTHDTC', required: true };
+const BRTH: FormComponent = {
+  id: 'b',
+  type: 'date',
+  label: '出生日期',
+  labelEn: 'Date of birth',
+  variable: 'BRTHDTC',
+  required: true,
+};
 const TABLE: FormComponent = {
   id: 't',
   type: 'table',
@@ -18,7 +25,15 @@ const TABLE: FormComponent = {
   labelEn: 'Blood pressure',
   rows: 1,
   cols: 1,
-  cells: [{ row: 0, col: 0, rowSpan: 1, colSpan: 1, component: { id: 's', type: 'number', label: '收缩压', labelEn: 'Systolic', variable: 'SYSBP' } }],
+  cells: [
+    {
+      row: 0,
+      col: 0,
+      rowSpan: 1,
+      colSpan: 1,
+      component: { id: 's', type: 'number', label: '收缩压', labelEn: 'Systolic', variable: 'SYSBP' },
+    },
+  ],
 };
 
 describe('renderer props used by eCRF entry', () => {
@@ -34,7 +49,9 @@ describe('renderer props used by eCRF entry', () => {
         />
       </I18nextProvider>,
     );
-    expect(screen.getByTestId('crf-item-BRTHDTC').textContent).toContain('changing a saved value needs a reason');
+    expect(screen.getByTestId('crf-item-BRTHDTC').textContent).toContain(
+      'changing a saved value needs a reason',
+    );
     expect(screen.getByTestId('crf-item-SYSBP').textContent).toContain('value out of range');
     expect(screen.getByTestId('extra-BRTHDTC')).toBeTruthy();
     expect(screen.getByTestId('extra-SYSBP')).toBeTruthy();

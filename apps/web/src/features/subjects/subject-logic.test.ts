@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { REASON_REQUIRED_STATUSES } from '@esource/shared';
-import { allowedTargets, intParam, LIVE_STATUSES, rangeProblem, reasonRequired, STATUS_COLOR } from './subject-logic';
+import {
+  allowedTargets,
+  intParam,
+  LIVE_STATUSES,
+  rangeProblem,
+  reasonRequired,
+  STATUS_COLOR,
+} from './subject-logic';
 
 describe('subject status menu', () => {
   it('offers only the documented transitions', () => {

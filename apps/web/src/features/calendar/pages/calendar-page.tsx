@@ -46,19 +46,27 @@ export default function CalendarPage() {
             content={
               <div className="cal-more">
                 {list.map((v) => (
-                  <Occurrence key={`${v.ptsId}-${v.visitId}-${v.unscheduledId}`} v={v} loginType={loginType} />
+                  <Occurrence
+                    key={`${v.ptsId}-${v.visitId}-${v.unscheduledId}`}
+                    v={v}
+                    loginType={loginType}
+                  />
                 ))}
               </div>
             }
           >
-            <Typography.Link style={{ fontSize: 12 }}>{t('calendar.more', { count: list.length - shown.length })}</Typography.Link>
+            <Typography.Link style={{ fontSize: 12 }}>
+              {t('calendar.more', { count: list.length - shown.length })}
+            </Typography.Link>
           </Popover>
         ) : null}
       </div>
     );
   };
 
-  const monthCount = all.visits.filter((v) => (v.planned ?? v.start ?? '').startsWith(month.format('YYYY-MM'))).length;
+  const monthCount = all.visits.filter((v) =>
+    (v.planned ?? v.start ?? '').startsWith(month.format('YYYY-MM')),
+  ).length;
 
   return (
     <div data-testid="calendar-page">
@@ -80,16 +88,27 @@ export default function CalendarPage() {
         }
       >
         <Space size={16} wrap style={{ marginBottom: 8 }}>
-          <Typography.Text type="secondary">{t('calendar.summary', { count: monthCount, subjects: all.subjects.length })}</Typography.Text>
+          <Typography.Text type="secondary">
+            {t('calendar.summary', { count: monthCount, subjects: all.subjects.length })}
+          </Typography.Text>
           {(['upcoming', 'inWindow', 'overdue', 'done'] as const).map((s) => (
             <Badge key={s} status={BADGE[s]} text={t(`visitState.${s}`)} />
           ))}
-          {all.total > MAX_SUBJECTS ? <Typography.Text type="warning">{t('tasks.partial', { n: MAX_SUBJECTS, total: all.total })}</Typography.Text> : null}
+          {all.total > MAX_SUBJECTS ? (
+            <Typography.Text type="warning">
+              {t('tasks.partial', { n: MAX_SUBJECTS, total: all.total })}
+            </Typography.Text>
+          ) : null}
         </Space>
         {all.error ? (
           <Result status="warning" title={t('loadFailed')} subTitle={all.error} />
         ) : (
-          <Calendar value={month} onPanelChange={(d) => setMonth(d)} onChange={(d) => setMonth(d)} cellRender={(d, info) => (info.type === 'date' ? cell(d) : info.originNode)} />
+          <Calendar
+            value={month}
+            onPanelChange={(d) => setMonth(d)}
+            onChange={(d) => setMonth(d)}
+            cellRender={(d, info) => (info.type === 'date' ? cell(d) : info.originNode)}
+          />
         )}
       </Card>
     </div>
@@ -104,7 +123,9 @@ function Occurrence({ v, loginType }: { v: VisitOccurrence; loginType: number | 
         <Space orientation="vertical" size={4}>
           <VisitStateTag state={v.state} />
           <span>{v.start === v.end ? v.start : `${v.start ?? '—'} ~ ${v.end ?? '—'}`}</span>
-          <Link to={subjectDetailPath({ ptsId: v.ptsId, ptsNo: v.ptsNo, designVersionId: null }, loginType)}>{v.ptsNo}</Link>
+          <Link to={subjectDetailPath({ ptsId: v.ptsId, ptsNo: v.ptsNo, designVersionId: null }, loginType)}>
+            {v.ptsNo}
+          </Link>
         </Space>
       }
     >

@@ -18,7 +18,9 @@ export default function TaskListPage() {
       <Card size="small" title={t('tasks.title')}>
         <Typography.Paragraph type="secondary">{t('tasks.hint')}</Typography.Paragraph>
         {all.total > MAX_SUBJECTS ? (
-          <Typography.Paragraph type="warning">{t('tasks.partial', { n: MAX_SUBJECTS, total: all.total })}</Typography.Paragraph>
+          <Typography.Paragraph type="warning">
+            {t('tasks.partial', { n: MAX_SUBJECTS, total: all.total })}
+          </Typography.Paragraph>
         ) : null}
         {all.error ? (
           <Result status="warning" title={t('loadFailed')} subTitle={all.error} />
@@ -30,23 +32,56 @@ export default function TaskListPage() {
             dataSource={rows}
             data-testid="task-table"
             pagination={{ pageSize: 50, showSizeChanger: false }}
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('tasks.empty')} /> }}
+            locale={{
+              emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('tasks.empty')} />,
+            }}
             columns={[
               {
                 title: t('col.ptsNo'),
                 key: 'ptsNo',
                 render: (_: unknown, r) => (
-                  <Link to={subjectDetailPath({ ptsId: r.ptsId, ptsNo: r.ptsNo, designVersionId: null }, loginType)}>{r.ptsNo}</Link>
+                  <Link
+                    to={subjectDetailPath(
+                      { ptsId: r.ptsId, ptsNo: r.ptsNo, designVersionId: null },
+                      loginType,
+                    )}
+                  >
+                    {r.ptsNo}
+                  </Link>
                 ),
               },
-              { title: t('tasks.visit'), key: 'visit', render: (_: unknown, r) => <span><Tag color="geekblue">{r.code}</Tag>{r.name}</span> },
-              { title: t('tasks.planned'), dataIndex: 'planned', key: 'planned', render: (v: string | null) => v ?? '—' },
-              { title: t('tasks.window'), key: 'window', render: (_: unknown, r) => `${r.start ?? '—'} ~ ${r.end ?? '—'}` },
-              { title: t('col.status'), key: 'state', render: (_: unknown, r) => <VisitStateTag state={r.state} /> },
+              {
+                title: t('tasks.visit'),
+                key: 'visit',
+                render: (_: unknown, r) => (
+                  <span>
+                    <Tag color="geekblue">{r.code}</Tag>
+                    {r.name}
+                  </span>
+                ),
+              },
+              {
+                title: t('tasks.planned'),
+                dataIndex: 'planned',
+                key: 'planned',
+                render: (v: string | null) => v ?? '—',
+              },
+              {
+                title: t('tasks.window'),
+                key: 'window',
+                render: (_: unknown, r) => `${r.start ?? '—'} ~ ${r.end ?? '—'}`,
+              },
+              {
+                title: t('col.status'),
+                key: 'state',
+                render: (_: unknown, r) => <VisitStateTag state={r.state} />,
+              },
               {
                 title: '',
                 key: 'timeline',
-                render: (_: unknown, r) => <Link to={`/project/visitTimeline?ptsId=${r.ptsId}`}>{t('tasks.timeline')}</Link>,
+                render: (_: unknown, r) => (
+                  <Link to={`/project/visitTimeline?ptsId=${r.ptsId}`}>{t('tasks.timeline')}</Link>
+                ),
               },
             ]}
           />

@@ -54,7 +54,10 @@ export default function VisitTimelinePage() {
               ...(subject.data && !list.data?.content.some((s) => s.ptsId === subject.data.ptsId)
                 ? [{ value: subject.data.ptsId, label: `${subject.data.ptsNo} · ${subject.data.siteName}` }]
                 : []),
-              ...(list.data?.content ?? []).map((s) => ({ value: s.ptsId, label: `${s.ptsNo} · ${s.siteName}` })),
+              ...(list.data?.content ?? []).map((s) => ({
+                value: s.ptsId,
+                label: `${s.ptsNo} · ${s.siteName}`,
+              })),
             ]}
             data-testid="timeline-subject"
           />
@@ -88,7 +91,10 @@ function Timeline({ visits }: { visits: ScheduleVisit[] }) {
   const { t } = useTranslation('subjects');
   const dated = visits.filter((v) => v.start && v.end);
   const now = today();
-  const dates = dated.flatMap((v) => [v.start!, v.end!]).concat(now).sort();
+  const dates = dated
+    .flatMap((v) => [v.start!, v.end!])
+    .concat(now)
+    .sort();
   const min = dates[0]!;
   const max = dates[dates.length - 1]!;
   return (
@@ -107,7 +113,11 @@ function Timeline({ visits }: { visits: ScheduleVisit[] }) {
               <span className="vt-name">{v.name}</span>
             </div>
             <div className="vt-track">
-              <div className="vt-today" style={{ left: `${position(now, min, max)}%` }} title={t('timeline.today')} />
+              <div
+                className="vt-today"
+                style={{ left: `${position(now, min, max)}%` }}
+                title={t('timeline.today')}
+              />
               <Tooltip title={t('visit.window', { planned: v.planned ?? '—', start: v.start, end: v.end })}>
                 <div className={`vt-bar vt-${v.state}`} style={{ left: `${left}%`, width: `${width}%` }} />
               </Tooltip>

@@ -59,8 +59,13 @@ export const historyQuery = (s: Scope, instanceId: number, variable: string) =>
 
 export const ecrfApi = {
   save: (k: CrfKey, version: number | undefined, entryMode: number, items: SaveItem[]) =>
-    api.postJson<CrfView>('/crf/form/item/result/saveBatch', { ...k, version, entryMode, items }, { silent: true }),
-  certify: (instanceId: number, version: number) => api.post<unknown>('/crf/report/check', { instanceId, version }, { silent: true }),
+    api.postJson<CrfView>(
+      '/crf/form/item/result/saveBatch',
+      { ...k, version, entryMode, items },
+      { silent: true },
+    ),
+  certify: (instanceId: number, version: number) =>
+    api.post<unknown>('/crf/report/check', { instanceId, version }, { silent: true }),
   uncertify: (instanceId: number, version: number, reason: string) =>
     api.post<unknown>('/crf/report/checkCancel', { instanceId, version, reason }, { silent: true }),
   deleteRepeat: (instanceId: number, reason: string) =>

@@ -1,17 +1,41 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Alert, App, Button, Drawer, Form, Input, Modal, Result, Skeleton, Space, Typography } from 'antd';
-import { CheckCircleOutlined, DeleteOutlined, PlusOutlined, ReloadOutlined, RollbackOutlined, SaveOutlined } from '@ant-design/icons';
+import {
+  CheckCircleOutlined,
+  DeleteOutlined,
+  PlusOutlined,
+  ReloadOutlined,
+  RollbackOutlined,
+  SaveOutlined,
+} from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { can, CRF_STATUS, ENTRY_MODE, formFields, type FieldComponent, type ItemValues, type Permission } from '@esource/shared';
+import {
+  can,
+  CRF_STATUS,
+  ENTRY_MODE,
+  formFields,
+  type FieldComponent,
+  type ItemValues,
+  type Permission,
+} from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import { FormRenderer, labelFor, shownVariables, validateForm, type FieldErrors } from '../../crf-renderer';
 import { ReasonDialog } from '../../subjects/components/subject-dialogs';
 import { crfQuery, ecrfApi, type CrfKey, type CrfView } from '../api/ecrf-api';
-import { changedVariables, fieldMessages, needReason, plainValues, rebase, saveItems, valueText, type StoredValues } from '../ecrf-logic';
+import {
+  changedVariables,
+  fieldMessages,
+  needReason,
+  plainValues,
+  rebase,
+  saveItems,
+  valueText,
+  type StoredValues,
+} from '../ecrf-logic';
 import { ItemHistory } from './item-history';
 import { CrfStatusTag } from './status';
 import '../ecrf.css';
@@ -83,13 +107,20 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
   const definition = view?.definition;
   const fields = useMemo(() => (definition ? formFields(definition.components) : []), [definition]);
   const fieldOf = (v: string): FieldComponent | undefined => fields.find((f) => f.variable === v);
-  const shown = useMemo(() => (definition ? shownVariables(definition.components, values) : new Set<string>()), [definition, values]);
+  const shown = useMemo(
+    () => (definition ? shownVariables(definition.components, values) : new Set<string>()),
+    [definition, values],
+  );
   const changed = loaded ? changedVariables(loaded.stored, values, shown) : [];
   const status = view?.instance?.status ?? CRF_STATUS.notStarted;
   const certified = status === CRF_STATUS.certified;
   const canSave = allowed('crf:result:save');
   const readOnly = certified || !canSave;
-  const formTitle = view ? (language === 'en_US' && definition?.nameEn ? definition.nameEn : view.formName) : '';
+  const formTitle = view
+    ? language === 'en_US' && definition?.nameEn
+      ? definition.nameEn
+      : view.formName
+    : '';
 
   const after = async (v: CrfView) => {
     qc.setQueryData(crfQuery({ env, projectId }, crfKey).queryKey, v);
@@ -190,7 +221,9 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
       title={
         <Space wrap size={8}>
           <span data-testid="crf-title">{formTitle || t('loading')}</span>
-          {view?.cycle ? <Typography.Text type="secondary">{t('repeat', { n: crfKey.repeatNo })}</Typography.Text> : null}
+          {view?.cycle ? (
+            <Typography.Text type="secondary">{t('repeat', { n: crfKey.repeatNo })}</Typography.Text>
+          ) : null}
           <CrfStatusTag status={status} />
           <Typography.Text type="secondary" style={{ fontWeight: 'normal', fontSize: 13 }}>
             {context}
@@ -201,31 +234,61 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
         view ? (
           <Space wrap>
             {view.cycle && canSave && view.instance && !certified ? (
-              <Button icon={<DeleteOutlined />} danger onClick={() => setDialog('deleteRepeat')} data-testid="crf-delete-repeat">
+              <Button
+                icon={<DeleteOutlined />}
+                danger
+                onClick={() => setDialog('deleteRepeat')}
+                data-testid="crf-delete-repeat"
+              >
                 {t('deleteRepeat.button')}
               </Button>
             ) : null}
             {view.cycle && canSave && view.instance && onOpenRepeat ? (
-              <Button icon={<PlusOutlined />} onClick={() => onOpenRepeat(nextRepeat)} data-testid="crf-add-repeat">
+              <Button
+                icon={<PlusOutlined />}
+                onClick={() => onOpenRepeat(nextRepeat)}
+                data-testid="crf-add-repeat"
+              >
                 {t('addRepeat')}
               </Button>
             ) : null}
             {status === CRF_STATUS.completed && allowed('crf:result:check') ? (
-              <Button icon={<CheckCircleOutlined />} onClick={() => void certify()} loading={busy} disabled={changed.length > 0} data-testid="crf-certify">
+              <Button
+                icon={<CheckCircleOutlined />}
+                onClick={() => void certify()}
+                loading={busy}
+                disabled={changed.length > 0}
+                data-testid="crf-certify"
+              >
                 {t('certify.button')}
               </Button>
             ) : null}
             {certified && allowed('crf:result:uncheck') ? (
-              <Button icon={<RollbackOutlined />} onClick={() => setDialog('uncertify')} data-testid="crf-uncertify">
+              <Button
+                icon={<RollbackOutlined />}
+                onClick={() => setDialog('uncertify')}
+                data-testid="crf-uncertify"
+              >
                 {t('uncertify.button')}
               </Button>
             ) : null}
             {readOnly ? null : (
               <>
-                <Button icon={<SaveOutlined />} onClick={() => save(ENTRY_MODE.stash)} loading={busy} data-testid="crf-save-draft">
+                <Button
+                  icon={<SaveOutlined />}
+                  onClick={() => save(ENTRY_MODE.stash)}
+                  loading={busy}
+                  data-testid="crf-save-draft"
+                >
                   {t('saveDraft')}
                 </Button>
-                <Button type="primary" icon={<SaveOutlined />} onClick={() => save(ENTRY_MODE.manual)} loading={busy} data-testid="crf-save">
+                <Button
+                  type="primary"
+                  icon={<SaveOutlined />}
+                  onClick={() => save(ENTRY_MODE.manual)}
+                  loading={busy}
+                  data-testid="crf-save"
+                >
                   {t('save')}
                 </Button>
               </>
@@ -248,7 +311,9 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
               data-testid="crf-certified"
               title={t('certify.readOnly', {
                 who: view.instance?.certifiedBy ?? '—',
-                when: view.instance?.certifiedAt ? dayjs(view.instance.certifiedAt).format('YYYY-MM-DD HH:mm') : '—',
+                when: view.instance?.certifiedAt
+                  ? dayjs(view.instance.certifiedAt).format('YYYY-MM-DD HH:mm')
+                  : '—',
               })}
             />
           ) : !canSave ? (
@@ -268,7 +333,12 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
                 </div>
               }
               action={
-                <Button size="small" icon={<ReloadOutlined />} onClick={() => void reload()} data-testid="crf-reload">
+                <Button
+                  size="small"
+                  icon={<ReloadOutlined />}
+                  onClick={() => void reload()}
+                  data-testid="crf-reload"
+                >
                   {t('stale.reload')}
                 </Button>
               }
@@ -283,18 +353,32 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
               data-testid="crf-kept"
               title={
                 kept.length
-                  ? t('stale.rebased', { items: kept.map((v) => (fieldOf(v) ? labelFor(fieldOf(v)!, language) : v)).join(', ') })
+                  ? t('stale.rebased', {
+                      items: kept.map((v) => (fieldOf(v) ? labelFor(fieldOf(v)!, language) : v)).join(', '),
+                    })
                   : t('stale.rebasedNone')
               }
             />
           ) : null}
           {general ? (
-            <Alert type="error" showIcon closable={{ onClose: () => setGeneral(null) }} style={{ marginBottom: 12 }} title={general} data-testid="crf-error" />
+            <Alert
+              type="error"
+              showIcon
+              closable={{ onClose: () => setGeneral(null) }}
+              style={{ marginBottom: 12 }}
+              title={general}
+              data-testid="crf-error"
+            />
           ) : null}
           {view.instance ? (
             <Typography.Paragraph type="secondary" style={{ fontSize: 12 }}>
-              {t('lastSaved', { when: dayjs(view.instance.updateTime).format('YYYY-MM-DD HH:mm:ss'), version: view.instance.version })}
-              {changed.length ? <span data-testid="crf-dirty"> · {t('unsaved', { count: changed.length })}</span> : null}
+              {t('lastSaved', {
+                when: dayjs(view.instance.updateTime).format('YYYY-MM-DD HH:mm:ss'),
+                version: view.instance.version,
+              })}
+              {changed.length ? (
+                <span data-testid="crf-dirty"> · {t('unsaved', { count: changed.length })}</span>
+              ) : null}
             </Typography.Paragraph>
           ) : (
             <Typography.Paragraph type="secondary" style={{ fontSize: 12 }}>
@@ -309,7 +393,11 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
             errorTexts={serverErrors}
             readOnly={readOnly}
             language={language}
-            itemExtra={(f) => (view.instance && loaded.stored[f.variable] ? <ItemHistory instanceId={view.instance.id} field={f} /> : null)}
+            itemExtra={(f) =>
+              view.instance && loaded.stored[f.variable] ? (
+                <ItemHistory instanceId={view.instance.id} field={f} />
+              ) : null
+            }
           />
         </div>
       )}
@@ -321,7 +409,10 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
           cancelText={t('reason.cancel')}
           width={640}
           confirmLoading={busy}
-          okButtonProps={{ disabled: asking.vars.some((v) => !reasons[v]?.trim()), 'data-testid': 'reason-ok' }}
+          okButtonProps={{
+            disabled: asking.vars.some((v) => !reasons[v]?.trim()),
+            'data-testid': 'reason-ok',
+          }}
           onCancel={() => setAsking(null)}
           onOk={() => void send(asking.mode, reasons)}
         >

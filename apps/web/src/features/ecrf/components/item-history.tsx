@@ -29,19 +29,30 @@ function HistoryTable({ instanceId, field }: { instanceId: number; field: FieldC
       dataSource={[...q.data].reverse()}
       style={{ maxWidth: 620 }}
       columns={[
-        { title: t('history.when'), dataIndex: 'createTime', width: 140, render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm:ss') },
+        {
+          title: t('history.when'),
+          dataIndex: 'createTime',
+          width: 140,
+          render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm:ss'),
+        },
         { title: t('history.who'), dataIndex: 'userName', width: 90, render: (v: string | null) => v ?? '—' },
         {
           title: t('history.change'),
           key: 'change',
           render: (_: unknown, r) => (
             <span>
-              <span className="ecrf-old">{valueText(r.oldValue, options)}</span> → <strong>{valueText(r.newValue, options)}</strong>
+              <span className="ecrf-old">{valueText(r.oldValue, options)}</span> →{' '}
+              <strong>{valueText(r.newValue, options)}</strong>
             </span>
           ),
         },
         { title: t('history.reason'), dataIndex: 'reason', render: (v: string | null) => v ?? '—' },
-        { title: t('history.mode'), dataIndex: 'entryMode', width: 90, render: (v: number) => <Tag>{t(`mode.${v}`, { defaultValue: String(v) })}</Tag> },
+        {
+          title: t('history.mode'),
+          dataIndex: 'entryMode',
+          width: 90,
+          render: (v: number) => <Tag>{t(`mode.${v}`, { defaultValue: String(v) })}</Tag>,
+        },
       ]}
     />
   );

@@ -34,7 +34,13 @@ export interface SubjectInput {
 
 type Scope = { env: string; projectId: number | null };
 
-export const subjectPageQuery = (s: Scope, f: SubjectFilters, pageNumber: number, pageSize: number, centre: boolean) =>
+export const subjectPageQuery = (
+  s: Scope,
+  f: SubjectFilters,
+  pageNumber: number,
+  pageSize: number,
+  centre: boolean,
+) =>
   queryOptions({
     queryKey: ['subjects', 'page', s.env, s.projectId, f, pageNumber, pageSize, centre],
     queryFn: () =>
@@ -50,7 +56,12 @@ export const subjectPageQuery = (s: Scope, f: SubjectFilters, pageNumber: number
 export const recyclePageQuery = (s: Scope, keyword: string, pageNumber: number, pageSize: number) =>
   queryOptions({
     queryKey: ['subjects', 'recycle', s.env, s.projectId, keyword, pageNumber, pageSize],
-    queryFn: () => api.post<Page<SubjectRow>>('/project/failedPts/list', { keyword: keyword || undefined, pageNumber, pageSize }),
+    queryFn: () =>
+      api.post<Page<SubjectRow>>('/project/failedPts/list', {
+        keyword: keyword || undefined,
+        pageNumber,
+        pageSize,
+      }),
     enabled: s.projectId !== null,
     placeholderData: keepPreviousData,
   });
@@ -58,7 +69,8 @@ export const recyclePageQuery = (s: Scope, keyword: string, pageNumber: number, 
 export const subjectQuery = (s: Scope, ptsId: number | null) =>
   queryOptions({
     queryKey: ['subjects', 'one', s.env, s.projectId, ptsId],
-    queryFn: () => api.get<SubjectRow>('/project/manage/getPtsByProIdAndPtsId', { ptsId: ptsId ?? 0 }, { silent: true }),
+    queryFn: () =>
+      api.get<SubjectRow>('/project/manage/getPtsByProIdAndPtsId', { ptsId: ptsId ?? 0 }, { silent: true }),
     enabled: s.projectId !== null && ptsId !== null,
     retry: false,
   });
@@ -85,8 +97,10 @@ export const subjectsApi = {
     api.post<SubjectRow>('/project/managePts/update', { ...b }, { silent: true }),
   setStatus: (b: { ptsId: number; version: number; status: number; reason?: string }) =>
     api.post<SubjectRow>('/project/managePts/updateStatus', { ...b }, { silent: true }),
-  remove: (ptsId: number, reason: string) => api.post<unknown>('/project/managePts/delete', { ptsId, reason }, { silent: true }),
-  restore: (ptsId: number, reason: string) => api.post<unknown>('/project/failedPts/restore', { ptsId, reason }, { silent: true }),
+  remove: (ptsId: number, reason: string) =>
+    api.post<unknown>('/project/managePts/delete', { ptsId, reason }, { silent: true }),
+  restore: (ptsId: number, reason: string) =>
+    api.post<unknown>('/project/failedPts/restore', { ptsId, reason }, { silent: true }),
   addUnscheduled: (b: { ptsId: number; visitId: number; visitDate: string; label?: string }) =>
     api.post<unknown>('/crf/prefill/visit/addOrUpdateUnscheduled', { ...b }, { silent: true }),
 };

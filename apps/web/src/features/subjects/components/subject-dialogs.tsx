@@ -25,9 +25,14 @@ interface SubjectFormValues {
 const FIELDS = new Set(['siteId', 'ptsNo', 'status', 'firstVisitDate', 'initials', ...IDENTIFIER_FIELDS]);
 
 /** Server field errors on the form; the rest as a general message. */
-function applyServerError(e: unknown, setFields: (f: { name: string; errors: string[] }[]) => void): string | null {
+function applyServerError(
+  e: unknown,
+  setFields: (f: { name: string; errors: string[] }[]) => void,
+): string | null {
   if (!(e instanceof ApiError)) return String(e);
-  const fields = e.detail.filter((d) => FIELDS.has(d.field)).map((d) => ({ name: d.field, errors: [d.message] }));
+  const fields = e.detail
+    .filter((d) => FIELDS.has(d.field))
+    .map((d) => ({ name: d.field, errors: [d.message] }));
   setFields(fields);
   return fields.length ? null : e.message;
 }
@@ -111,7 +116,11 @@ export function SubjectDialog({
         }
       >
         <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', columnGap: 16 }}>
-          <Form.Item name="siteId" label={t('field.site')} rules={[{ required: true, message: t('rule.site') }]}>
+          <Form.Item
+            name="siteId"
+            label={t('field.site')}
+            rules={[{ required: true, message: t('rule.site') }]}
+          >
             <Select
               options={siteOptions}
               loading={sites.isLoading}
@@ -145,7 +154,11 @@ export function SubjectDialog({
               />
             </Form.Item>
           )}
-          <Form.Item name="initials" label={t('field.initials')} rules={[{ max: 10, message: t('rule.max', { n: 10 }) }]}>
+          <Form.Item
+            name="initials"
+            label={t('field.initials')}
+            rules={[{ max: 10, message: t('rule.max', { n: 10 }) }]}
+          >
             <Input maxLength={10} data-testid="subject-initials" />
           </Form.Item>
           {IDENTIFIER_FIELDS.filter((f) => f !== 'idCard').map((f) => (
@@ -164,7 +177,9 @@ export function SubjectDialog({
             rules={[
               {
                 validator: (_r, v: string | undefined) =>
-                  !v || isValidIdNumber(v.trim()) ? Promise.resolve() : Promise.reject(new Error(t('rule.idCard'))),
+                  !v || isValidIdNumber(v.trim())
+                    ? Promise.resolve()
+                    : Promise.reject(new Error(t('rule.idCard'))),
               },
             ]}
           >
@@ -206,7 +221,14 @@ export function StatusDialog({
     setBusy(true);
     setError(null);
     try {
-      onSaved(await subjectsApi.setStatus({ ptsId: subject.ptsId, version: subject.version, status, reason: reason.trim() || undefined }));
+      onSaved(
+        await subjectsApi.setStatus({
+          ptsId: subject.ptsId,
+          version: subject.version,
+          status,
+          reason: reason.trim() || undefined,
+        }),
+      );
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     } finally {
@@ -242,7 +264,13 @@ export function StatusDialog({
       {needs ? (
         <Form layout="vertical" style={{ marginTop: 12 }}>
           <Form.Item label={t('field.reason')} required>
-            <Input.TextArea rows={3} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} data-testid="status-reason" />
+            <Input.TextArea
+              rows={3}
+              maxLength={500}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              data-testid="status-reason"
+            />
           </Form.Item>
         </Form>
       ) : null}
@@ -301,8 +329,19 @@ export function ReasonDialog({
     >
       {description ? <Typography.Paragraph>{description}</Typography.Paragraph> : null}
       <Form layout="vertical">
-        <Form.Item label={t('field.reason')} required validateStatus={error ? 'error' : undefined} help={error}>
-          <Input.TextArea rows={3} maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} data-testid={`${testId}-input`} />
+        <Form.Item
+          label={t('field.reason')}
+          required
+          validateStatus={error ? 'error' : undefined}
+          help={error}
+        >
+          <Input.TextArea
+            rows={3}
+            maxLength={500}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            data-testid={`${testId}-input`}
+          />
         </Form.Item>
       </Form>
     </Modal>

@@ -1,7 +1,12 @@
 import { Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 
-export const VISIT_STATE_COLOR: Record<string, string> = { upcoming: 'default', inWindow: 'processing', overdue: 'error', done: 'success' };
+export const VISIT_STATE_COLOR: Record<string, string> = {
+  upcoming: 'default',
+  inWindow: 'processing',
+  overdue: 'error',
+  done: 'success',
+};
 
 /** upcoming / in window / overdue / done */
 export function VisitStateTag({ state }: { state: string }) {

@@ -25,7 +25,8 @@ export default function RecycleBinPage() {
   const canRestore = Boolean(access && can(access.pms, { anyOf: ['patient:page:restore'] }));
   const [params, setParams] = useSearchParams();
   const pageNumber = intParam(params.get('pageNumber'), LIMITS.firstPage);
-  const setPage = (n: number) => setParams((p) => ({ ...Object.fromEntries(p), pageNumber: String(n) }), { replace: true });
+  const setPage = (n: number) =>
+    setParams((p) => ({ ...Object.fromEntries(p), pageNumber: String(n) }), { replace: true });
   const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
   const [keyword, setKeyword] = useState('');
   const [restoring, setRestoring] = useState<SubjectRow | null>(null);
@@ -33,7 +34,17 @@ export default function RecycleBinPage() {
 
   const columns: TableColumnsType<SubjectRow> = [
     { title: t('col.ptsNo'), dataIndex: 'ptsNo', key: 'ptsNo', width: 130 },
-    { title: t('col.site'), key: 'site', width: 200, render: (_: unknown, r) => <span><Tag>{r.orgNo ?? r.siteId}</Tag>{r.siteName}</span> },
+    {
+      title: t('col.site'),
+      key: 'site',
+      width: 200,
+      render: (_: unknown, r) => (
+        <span>
+          <Tag>{r.orgNo ?? r.siteId}</Tag>
+          {r.siteName}
+        </span>
+      ),
+    },
     { title: t('col.status'), key: 'status', width: 120, render: () => <StatusTag status={0} /> },
     {
       title: t('col.deleteTime'),
@@ -49,7 +60,12 @@ export default function RecycleBinPage() {
       key: 'actions',
       width: 120,
       render: (_: unknown, r) => (
-        <Button size="small" icon={<UndoOutlined />} onClick={() => setRestoring(r)} data-testid={`subject-restore-${r.ptsNo}`}>
+        <Button
+          size="small"
+          icon={<UndoOutlined />}
+          onClick={() => setRestoring(r)}
+          data-testid={`subject-restore-${r.ptsNo}`}
+        >
           {t('restore.button')}
         </Button>
       ),
@@ -57,7 +73,14 @@ export default function RecycleBinPage() {
 
   return (
     <div data-testid="recycle-bin-page">
-      <Card size="small" title={<span>{t('recycle.title')} <Tag color="blue">{env}</Tag></span>}>
+      <Card
+        size="small"
+        title={
+          <span>
+            {t('recycle.title')} <Tag color="blue">{env}</Tag>
+          </span>
+        }
+      >
         <Typography.Paragraph type="secondary">{t('recycle.hint')}</Typography.Paragraph>
         <Input.Search
           allowClear
@@ -70,7 +93,11 @@ export default function RecycleBinPage() {
           data-testid="recycle-search"
         />
         {q.isError && !q.data ? (
-          <Result status="warning" title={t('loadFailed')} extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>} />
+          <Result
+            status="warning"
+            title={t('loadFailed')}
+            extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
+          />
         ) : (
           <Table<SubjectRow>
             rowKey="ptsId"
@@ -79,7 +106,9 @@ export default function RecycleBinPage() {
             dataSource={q.data?.content ?? []}
             loading={q.isFetching}
             data-testid="recycle-table"
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('recycle.empty')} /> }}
+            locale={{
+              emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('recycle.empty')} />,
+            }}
             pagination={{
               current: pageNumber,
               pageSize,

@@ -1,11 +1,41 @@
 import { useState } from 'react';
-import { App, Button, Card, DatePicker, Descriptions, Empty, Form, Input, Modal, Result, Select, Skeleton, Space, Tabs, Tag, Typography } from 'antd';
-import { CalendarOutlined, EditOutlined, FileTextOutlined, PlusOutlined, SwapOutlined } from '@ant-design/icons';
+import {
+  App,
+  Button,
+  Card,
+  DatePicker,
+  Descriptions,
+  Empty,
+  Form,
+  Input,
+  Modal,
+  Result,
+  Select,
+  Skeleton,
+  Space,
+  Tabs,
+  Tag,
+  Typography,
+} from 'antd';
+import {
+  CalendarOutlined,
+  EditOutlined,
+  FileTextOutlined,
+  PlusOutlined,
+  SwapOutlined,
+} from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { Dayjs } from 'dayjs';
-import { can, type FormRow, type Permission, type ScheduleVisit, type SubjectRow, type VisitRow } from '@esource/shared';
+import {
+  can,
+  type FormRow,
+  type Permission,
+  type ScheduleVisit,
+  type SubjectRow,
+  type VisitRow,
+} from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
@@ -140,28 +170,13 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
     void qc.invalidateQueries({ queryKey: ['subjects'] });
   };
   return (
-    <Card
-      size="small"
-      data-testid="subject-header"
-      extra={
-        canUpdate ? (
-          <Space>
-            {s.identifiersMasked ? null : (
-              <Button size="small" icon={<EditOutlined />} onClick={() => setDialog('edit')} data-testid="detail-edit">
-                {t('edit.button')}
-              </Button>
-            )}
-            {allowedTargets(s.status).length ? (
-              <Button size="small" icon={<SwapOutlined />} onClick={() => setDialog('status')} data-testid="detail-status">
-                {t('statusChange.button')}
-              </Button>
-            ) : null}
-          </Space>
-        ) : null
-      }
-    >
+    <Card size="small" data-testid="subject-header">
       {dialog === 'edit' ? (
-        <SubjectDialog subject={s} onClose={() => setDialog(null)} onSaved={(x) => saved(t('edit.done', { no: x.ptsNo }))} />
+        <SubjectDialog
+          subject={s}
+          onClose={() => setDialog(null)}
+          onSaved={(x) => saved(t('edit.done', { no: x.ptsNo }))}
+        />
       ) : null}
       {dialog === 'status' ? (
         <StatusDialog
@@ -171,6 +186,32 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
         />
       ) : null}
       <Descriptions
+        extra={
+          canUpdate ? (
+            <Space>
+              {s.identifiersMasked ? null : (
+                <Button
+                  size="small"
+                  icon={<EditOutlined />}
+                  onClick={() => setDialog('edit')}
+                  data-testid="detail-edit"
+                >
+                  {t('edit.button')}
+                </Button>
+              )}
+              {allowedTargets(s.status).length ? (
+                <Button
+                  size="small"
+                  icon={<SwapOutlined />}
+                  onClick={() => setDialog('status')}
+                  data-testid="detail-status"
+                >
+                  {t('statusChange.button')}
+                </Button>
+              ) : null}
+            </Space>
+          ) : null
+        }
         size="small"
         column={{ xs: 1, sm: 2, lg: 4 }}
         title={
@@ -181,7 +222,16 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
           </Space>
         }
         items={[
-          { key: 'site', label: t('col.site'), children: <span><Tag>{s.orgNo ?? s.siteId}</Tag>{s.siteName}</span> },
+          {
+            key: 'site',
+            label: t('col.site'),
+            children: (
+              <span>
+                <Tag>{s.orgNo ?? s.siteId}</Tag>
+                {s.siteName}
+              </span>
+            ),
+          },
           { key: 'first', label: t('col.firstVisitDate'), children: s.firstVisitDate },
           {
             key: 'ids',
@@ -191,7 +241,8 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
               <Space wrap size={[12, 4]} data-testid="subject-identifiers">
                 {ids.map((f) => (
                   <span key={f}>
-                    <Typography.Text type="secondary">{t(`idShort.${f}`)}</Typography.Text> <code>{s[f]}</code>
+                    <Typography.Text type="secondary">{t(`idShort.${f}`)}</Typography.Text>{' '}
+                    <code>{s[f]}</code>
                   </span>
                 ))}
                 {s.identifiersMasked ? <Tag>{t('masked')}</Tag> : null}
@@ -230,7 +281,8 @@ function VisitsTab({
   // the schedule names forms in the primary language; the version's forms carry the English names
   const forms = useQuery({
     queryKey: ['design', 'forms', env, projectId, subject.designVersionId],
-    queryFn: () => api.get<FormRow[]>('/crf/form/list', { versionId: subject.designVersionId ?? 0 }, { silent: true }),
+    queryFn: () =>
+      api.get<FormRow[]>('/crf/form/list', { versionId: subject.designVersionId ?? 0 }, { silent: true }),
     enabled: Boolean(subject.designVersionId) && language === 'en_US',
     staleTime: 300_000,
   });
@@ -271,10 +323,16 @@ function VisitsTab({
               <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                 {v.unscheduled
                   ? t('visit.unscheduledOn', { date: v.planned ?? '—' })
-                  : t('visit.window', { planned: v.planned ?? '—', start: v.start ?? '—', end: v.end ?? '—' })}
+                  : t('visit.window', {
+                      planned: v.planned ?? '—',
+                      start: v.start ?? '—',
+                      end: v.end ?? '—',
+                    })}
               </Typography.Text>
               <div className="visit-forms">
-                {v.forms.length === 0 ? <Typography.Text type="secondary">{t('visit.noForms')}</Typography.Text> : null}
+                {v.forms.length === 0 ? (
+                  <Typography.Text type="secondary">{t('visit.noForms')}</Typography.Text>
+                ) : null}
                 {v.forms.map((f) => (
                   <div key={f.formId} className="visit-form-row">
                     {f.cycle && f.instances.length > 0 ? (
@@ -288,7 +346,11 @@ function VisitsTab({
                             onClick={() => open(v, f.formId, i.repeatNo)}
                             data-testid={`form-${v.code}-${f.code}-${i.repeatNo}`}
                           >
-                            #{i.repeatNo} <CrfStatusTag status={i.status} testId={`form-status-${v.code}-${f.code}-${i.repeatNo}`} />
+                            #{i.repeatNo}{' '}
+                            <CrfStatusTag
+                              status={i.status}
+                              testId={`form-status-${v.code}-${f.code}-${i.repeatNo}`}
+                            />
                           </Button>
                         ))}
                         {allowed('crf:result:save') ? (
@@ -296,7 +358,9 @@ function VisitsTab({
                             size="small"
                             type="dashed"
                             icon={<PlusOutlined />}
-                            onClick={() => open(v, f.formId, Math.max(...f.instances.map((i) => i.repeatNo)) + 1)}
+                            onClick={() =>
+                              open(v, f.formId, Math.max(...f.instances.map((i) => i.repeatNo)) + 1)
+                            }
                             data-testid={`form-${v.code}-${f.code}-add`}
                           >
                             {t('visit.addRepeat')}
@@ -312,10 +376,14 @@ function VisitsTab({
                         data-testid={`form-${v.code}-${f.code}`}
                       >
                         {formName(f)}
-                        {f.cycle ? <Typography.Text type="secondary"> ({t('visit.cycle')})</Typography.Text> : null}
+                        {f.cycle ? (
+                          <Typography.Text type="secondary"> ({t('visit.cycle')})</Typography.Text>
+                        ) : null}
                       </Button>
                     )}
-                    {f.cycle && f.instances.length > 0 ? null : <CrfStatusTag status={f.status} testId={`form-status-${v.code}-${f.code}`} />}
+                    {f.cycle && f.instances.length > 0 ? null : (
+                      <CrfStatusTag status={f.status} testId={`form-status-${v.code}-${f.code}`} />
+                    )}
                   </div>
                 ))}
               </div>
@@ -338,7 +406,9 @@ function UnscheduledDialog({ subject, onClose }: { subject: SubjectRow; onClose:
     queryKey: ['design', 'enabledVisits', env, projectId],
     queryFn: () => api.post<{ visits: VisitRow[] }>('/pro/visit/listByEnabledVersion'),
   });
-  const options = (plan.data?.visits ?? []).filter((v) => v.unscheduled).map((v) => ({ value: v.id, label: `${v.code} ${v.name}` }));
+  const options = (plan.data?.visits ?? [])
+    .filter((v) => v.unscheduled)
+    .map((v) => ({ value: v.id, label: `${v.code} ${v.name}` }));
   const [form] = Form.useForm<{ visitId?: number; visitDate?: Dayjs; label?: string }>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -347,7 +417,12 @@ function UnscheduledDialog({ subject, onClose }: { subject: SubjectRow; onClose:
     setBusy(true);
     setError(null);
     try {
-      await subjectsApi.addUnscheduled({ ptsId: subject.ptsId, visitId: v.visitId!, visitDate: v.visitDate!.format('YYYY-MM-DD'), label: v.label?.trim() || undefined });
+      await subjectsApi.addUnscheduled({
+        ptsId: subject.ptsId,
+        visitId: v.visitId!,
+        visitDate: v.visitDate!.format('YYYY-MM-DD'),
+        label: v.label?.trim() || undefined,
+      });
       void message.success(t('unscheduled.done'));
       await qc.invalidateQueries({ queryKey: ['subjects', 'visits'] });
       onClose();
@@ -358,12 +433,37 @@ function UnscheduledDialog({ subject, onClose }: { subject: SubjectRow; onClose:
     }
   };
   return (
-    <Modal open title={t('unscheduled.title')} okText={t('save')} cancelText={t('cancel')} onOk={() => void submit()} onCancel={onClose} confirmLoading={busy}>
-      <Form form={form} layout="vertical" initialValues={{ visitId: options.length === 1 ? options[0]!.value : undefined }}>
-        <Form.Item name="visitId" label={t('unscheduled.visit')} rules={[{ required: true, message: t('unscheduled.visitRequired') }]}>
-          <Select options={options} loading={plan.isLoading} notFoundContent={t('unscheduled.none')} data-testid="unscheduled-visit" />
+    <Modal
+      open
+      title={t('unscheduled.title')}
+      okText={t('save')}
+      cancelText={t('cancel')}
+      onOk={() => void submit()}
+      onCancel={onClose}
+      confirmLoading={busy}
+    >
+      <Form
+        form={form}
+        layout="vertical"
+        initialValues={{ visitId: options.length === 1 ? options[0]!.value : undefined }}
+      >
+        <Form.Item
+          name="visitId"
+          label={t('unscheduled.visit')}
+          rules={[{ required: true, message: t('unscheduled.visitRequired') }]}
+        >
+          <Select
+            options={options}
+            loading={plan.isLoading}
+            notFoundContent={t('unscheduled.none')}
+            data-testid="unscheduled-visit"
+          />
         </Form.Item>
-        <Form.Item name="visitDate" label={t('unscheduled.date')} rules={[{ required: true, message: t('unscheduled.dateRequired') }]}>
+        <Form.Item
+          name="visitDate"
+          label={t('unscheduled.date')}
+          rules={[{ required: true, message: t('unscheduled.dateRequired') }]}
+        >
           <DatePicker style={{ width: '100%' }} data-testid="unscheduled-date" />
         </Form.Item>
         <Form.Item name="label" label={t('unscheduled.label')}>

@@ -1,7 +1,29 @@
 import { useState } from 'react';
-import { App, Button, Card, DatePicker, Dropdown, Empty, Input, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import {
+  App,
+  Button,
+  Card,
+  DatePicker,
+  Dropdown,
+  Empty,
+  Input,
+  Result,
+  Select,
+  Space,
+  Table,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
-import { DeleteOutlined, EditOutlined, EyeInvisibleOutlined, MoreOutlined, PlusOutlined, SwapOutlined } from '@ant-design/icons';
+import {
+  DeleteOutlined,
+  EditOutlined,
+  EyeInvisibleOutlined,
+  MoreOutlined,
+  PlusOutlined,
+  SwapOutlined,
+} from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -76,7 +98,11 @@ export default function SubjectListPage() {
     filter({ sortField: s?.order ? field : 'ptsNo', sortOrder: s?.order === 'descend' ? 'desc' : 'asc' });
   };
   const sortOrderOf = (k: string) =>
-    filters.sortField === k ? (filters.sortOrder === 'desc' ? ('descend' as const) : ('ascend' as const)) : null;
+    filters.sortField === k
+      ? filters.sortOrder === 'desc'
+        ? ('descend' as const)
+        : ('ascend' as const)
+      : null;
 
   const columns: TableColumnsType<SubjectRow> = [
     {
@@ -92,7 +118,13 @@ export default function SubjectListPage() {
         </Link>
       ),
     },
-    { title: t('col.initials'), dataIndex: 'initials', key: 'initials', width: 90, render: (v: string | null) => v ?? '—' },
+    {
+      title: t('col.initials'),
+      dataIndex: 'initials',
+      key: 'initials',
+      width: 90,
+      render: (v: string | null) => v ?? '—',
+    },
     {
       title: t('col.site'),
       key: 'siteName',
@@ -177,13 +209,29 @@ export default function SubjectListPage() {
       render: (_: unknown, r) => {
         const items = [
           canUpdate && !r.identifiersMasked
-            ? { key: 'edit', icon: <EditOutlined />, label: t('edit.button'), onClick: () => setDialog({ kind: 'edit', subject: r }) }
+            ? {
+                key: 'edit',
+                icon: <EditOutlined />,
+                label: t('edit.button'),
+                onClick: () => setDialog({ kind: 'edit', subject: r }),
+              }
             : null,
           canUpdate && allowedTargets(r.status).length > 0
-            ? { key: 'status', icon: <SwapOutlined />, label: t('statusChange.button'), onClick: () => setDialog({ kind: 'status', subject: r }) }
+            ? {
+                key: 'status',
+                icon: <SwapOutlined />,
+                label: t('statusChange.button'),
+                onClick: () => setDialog({ kind: 'status', subject: r }),
+              }
             : null,
           canDelete
-            ? { key: 'delete', icon: <DeleteOutlined />, danger: true, label: t('delete.button'), onClick: () => setDialog({ kind: 'delete', subject: r }) }
+            ? {
+                key: 'delete',
+                icon: <DeleteOutlined />,
+                danger: true,
+                label: t('delete.button'),
+                onClick: () => setDialog({ kind: 'delete', subject: r }),
+              }
             : null,
         ].filter((x) => x !== null);
         if (items.length === 0) return null;
@@ -198,7 +246,12 @@ export default function SubjectListPage() {
     });
 
   const filtered = Boolean(
-    filters.keyword || filters.status || filters.siteId || filters.identifier || filters.startDate || filters.endDate,
+    filters.keyword ||
+    filters.status ||
+    filters.siteId ||
+    filters.identifier ||
+    filters.startDate ||
+    filters.endDate,
   );
 
   return (
@@ -207,13 +260,26 @@ export default function SubjectListPage() {
         size="small"
         title={
           <Space>
-            <span>{t(centre ? 'title.centre' : location.pathname.endsWith('/craPtsList') ? 'title.monitor' : 'title.site')}</span>
+            <span>
+              {t(
+                centre
+                  ? 'title.centre'
+                  : location.pathname.endsWith('/craPtsList')
+                    ? 'title.monitor'
+                    : 'title.site',
+              )}
+            </span>
             <Tag color="blue">{env}</Tag>
           </Space>
         }
         extra={
           allowed('patient:page:add') ? (
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => setDialog({ kind: 'add' })} data-testid="subject-add">
+            <Button
+              type="primary"
+              icon={<PlusOutlined />}
+              onClick={() => setDialog({ kind: 'add' })}
+              data-testid="subject-add"
+            >
               {t('add.button')}
             </Button>
           ) : null
@@ -288,7 +354,10 @@ export default function SubjectListPage() {
             data-testid="subject-table"
             locale={{
               emptyText: (
-                <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={filtered ? t('noMatch') : t('empty', { env })} />
+                <Empty
+                  image={Empty.PRESENTED_IMAGE_SIMPLE}
+                  description={filtered ? t('noMatch') : t('empty', { env })}
+                />
               ),
             }}
             pagination={{
@@ -314,7 +383,9 @@ export default function SubjectListPage() {
           onClose={() => setDialog(null)}
           onSaved={(s) => {
             setDialog(null);
-            void message.success(dialog.kind === 'add' ? t('add.done', { no: s.ptsNo }) : t('edit.done', { no: s.ptsNo }));
+            void message.success(
+              dialog.kind === 'add' ? t('add.done', { no: s.ptsNo }) : t('edit.done', { no: s.ptsNo }),
+            );
             void refresh();
           }}
         />
