@@ -119,7 +119,7 @@ const save = await run({
         formId: row.form,
         version,
         entryMode: 0,
-        items: Array.from({ length: ITEMS }, (_, i) => ({ variable: `I${i}`, value: Number(((round % 90) + i / 10).toFixed(1)) })),
+        items: Array.from({ length: ITEMS }, (_, i) => ({ variable: `I${i}`, value: Number(((round % 90) + i / 10).toFixed(1)), reason: 'benchmark' })),
       });
     client.setBody(body());
     client.on('body', (b: Buffer) => {

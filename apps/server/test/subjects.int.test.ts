@@ -93,3 +93,27 @@ describe('subjects', () => {
     expect(delProject.status).toBe(409);
   });
 });
+
+describe('subject update', () => {
+  it('changes only what is sent; a masked caller cannot touch identifiers', async () => {
+    const crc1 = await s.api.login('crc1');
+    const created = await s.api.post<Row & { medicalRecordId: string }>('/project/managePts/add', {
+      token: crc1,
+      headers: P,
+      form: { siteId: siteA, firstVisitDate: '2026-10-01', medicalRecordId: 'MR-KEEP' },
+    });
+    const upd = await s.api.post<Row & { medicalRecordId: string; initials: string }>('/project/managePts/update', {
+      token: crc1,
+      headers: P,
+      form: { ptsId: created.body.data.ptsId, version: created.body.data.version, initials: 'LW' },
+    });
+    expect(upd.body.data).toMatchObject({ initials: 'LW', medicalRecordId: 'MR-KEEP' });
+    const dm = await s.api.login('dm');
+    const masked = await s.api.post('/project/managePts/update', {
+      token: dm,
+      headers: P,
+      form: { ptsId: created.body.data.ptsId, version: upd.body.data.version, medicalRecordId: 'MR-OTHER' },
+    });
+    expect(masked.status).toBe(403);
+  });
+});

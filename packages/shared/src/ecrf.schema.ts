@@ -144,7 +144,7 @@ export const scheduleVisit = z.object({
   end: z.string().nullable(),
   state: z.enum(['upcoming', 'inWindow', 'overdue', 'done']),
   forms: z.array(
-    z.object({ formId: z.number().int(), code: z.string(), name: z.string(), cycle: z.boolean(), status: z.number().int(), instances: z.array(z.object({ id: z.number().int(), repeatNo: z.number().int(), status: z.number().int() })) }),
+    z.object({ formId: z.number().int(), code: z.string(), name: z.string(), nameEn: z.string().nullable(), cycle: z.boolean(), status: z.number().int(), instances: z.array(z.object({ id: z.number().int(), repeatNo: z.number().int(), status: z.number().int() })) }),
   ),
 });
 export type ScheduleVisit = z.infer<typeof scheduleVisit>;

@@ -60,10 +60,17 @@ export const subjectCreate = z.object({
   status: z.coerce.number().int().refine((n) => n === S.informedConsent || n === S.screening, { message: 'validation.initialStatus' }).default(S.screening),
   ...subjectFields,
 });
+/** An update changes only the fields it carries (identifiers only by whoever may see them in full). */
 export const subjectUpdate = z.object({
   ptsId: z.coerce.number().int().positive(),
   version: z.coerce.number().int().positive(),
-  ...subjectFields,
+  siteId: subjectFields.siteId.optional(),
+  firstVisitDate: subjectFields.firstVisitDate.optional(),
+  initials: subjectFields.initials,
+  medicalRecordId: subjectFields.medicalRecordId,
+  inpatientId: subjectFields.inpatientId,
+  outpatientId: subjectFields.outpatientId,
+  idCard: subjectFields.idCard,
   reason: z.preprocess(blank, z.string().max(500).optional()),
 });
 export const subjectStatusRequest = z.object({

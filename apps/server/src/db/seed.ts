@@ -112,6 +112,8 @@ export const DEMO_ROLES: RoleSeed[] = [
       'source:extract:execute',
       'doubt:querying:reply',
       'isf:file:upload',
+      'project:visit:query',
+      'research:schedule:query',
     ],
   },
   {
@@ -133,6 +135,9 @@ export const DEMO_ROLES: RoleSeed[] = [
       'clinical:judge:update',
       'source:file:query',
       'source:file:original',
+      'source:extract:query',
+      'project:visit:query',
+      'research:schedule:query',
     ],
   },
   {

@@ -121,7 +121,7 @@ export class EcrfService {
         const who = [...new Set(changes.map((c) => c.userName ?? '?'))].join(', ') || '?';
         throw new AppError('STALE_WRITE_ITEMS', {
           user: who,
-          time: inst.updatedAt.toISOString(),
+          time: `${inst.updatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
           fields: [...new Set(changes.map((c) => c.variable))].join(', ') || '-',
         });
       }
@@ -364,6 +364,7 @@ export class EcrfService {
             formId: l.formId,
             code: l.code,
             name: l.name,
+            nameEn: (l.definition as { nameEn?: string }).nameEn ?? null,
             cycle: Boolean((l.definition as { cycle?: boolean }).cycle),
             status,
             instances: is.map((i) => ({ id: i.id, repeatNo: i.repeatNo, status: i.status })),

@@ -192,16 +192,15 @@ export class SubjectsService {
       const before = await this.find(tx, ctx, input.ptsId);
       if (before.status === SUBJECT_STATUS.deleted) throw new AppError('SUBJECT_DELETED');
       if (before.version !== input.version) throw new AppError('STALE_WRITE', { user: '?', time: before.updatedAt.toISOString() });
-      if (input.siteId !== before.siteId) await this.siteOf(tx, ctx, input.siteId);
-      const next = {
-        siteId: input.siteId,
-        firstVisitDate: input.firstVisitDate,
-        initials: input.initials ?? null,
-        medicalRecordId: input.medicalRecordId ?? null,
-        inpatientId: input.inpatientId ?? null,
-        outpatientId: input.outpatientId ?? null,
-        idCard: input.idCard ?? null,
-      };
+      if (input.siteId !== undefined && input.siteId !== before.siteId) await this.siteOf(tx, ctx, input.siteId);
+      const ids = ['medicalRecordId', 'inpatientId', 'outpatientId', 'idCard'] as const;
+      if (!this.seesIdentifiers(ctx) && ids.some((k) => input[k] !== undefined)) throw new AppError('FORBIDDEN');
+      // only what was sent changes: an absent field keeps its value
+      const next: Partial<typeof subjects.$inferInsert> = {};
+      if (input.siteId !== undefined) next.siteId = input.siteId;
+      if (input.firstVisitDate !== undefined) next.firstVisitDate = input.firstVisitDate;
+      if (input.initials !== undefined) next.initials = input.initials;
+      for (const k of ids) if (input[k] !== undefined) next[k] = input[k];
       const [after] = await tx
         .update(subjects)
         .set({ ...next, version: before.version + 1, updatedAt: new Date() })
