@@ -16,6 +16,7 @@ import {
   type Permission,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
+import { likeOf } from '../../lib/sql';
 import type { AppDeps } from '../../app-deps';
 import type { AuthedContext } from '../../lib/context';
 import { centerApplications, organizations, projects, sites, users } from '../../db/schema';
@@ -78,7 +79,7 @@ export function centerApplyRoutes({ database }: AppDeps): RouteSpec[] {
       handler: async ({ ctx, body }) => {
         pro(ctx);
         if (!can(ctx.systemPms, { anyOf: [LIST_PERMISSION[body.status]!] })) throw new AppError('FORBIDDEN');
-        const kw = body.keyword ? `%${body.keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+        const kw = body.keyword ? likeOf(body.keyword) : null;
         const where = and(
           eq(centerApplications.env, 'PRO'),
           eq(centerApplications.status, body.status),

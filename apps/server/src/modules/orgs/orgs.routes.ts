@@ -11,8 +11,8 @@ import { departments, organizations, sites, users } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import type { Tx } from '../../db/client';
+import { likeOf } from '../../lib/sql';
 
-const likeOf = (kw: string) => `%${kw.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const ORG_FIELDS = ['name', 'code', 'address', 'status'] as const;
 const DEPT_FIELDS = ['orgId', 'name', 'code', 'status'] as const;
 

@@ -14,8 +14,8 @@ import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { projectMembers, projects, roles } from '../../db/schema';
 import { ProjectsService, toDetail } from './projects.service';
+import { likeOf } from '../../lib/sql';
 
-const likeOf = (kw: string) => `%${kw.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export function projectRoutes({ database }: AppDeps): RouteSpec[] {
   const db = database.db;

@@ -22,10 +22,10 @@ import { permissionGroups, projectMembers, rolePermissions, roles, users } from 
 import { AppError } from '../../lib/errors';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import type { Db, Tx } from '../../db/client';
+import { likeOf } from '../../lib/sql';
 
 const ROLE_FIELDS = ['code', 'name', 'nameEn', 'description', 'kind', 'isDm', 'envDev', 'envUat', 'envPro', 'status'] as const;
 const GROUP_FIELDS = ['name', 'description', 'loginWindows', 'timezone', 'reviewerUserId', 'status'] as const;
-const likeOf = (kw: string) => `%${kw.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 async function roleRows(db: Db | Tx, ids: number[]): Promise<RoleRow[]> {
   if (ids.length === 0) return [];

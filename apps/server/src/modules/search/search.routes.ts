@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { and, asc, eq, ilike, or } from 'drizzle-orm';
 import { searchHit, searchRequest } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
+import { likeOf } from '../../lib/sql';
 import type { AppDeps } from '../../app-deps';
 import { projectMembers, projects } from '../../db/schema';
 
@@ -20,7 +21,7 @@ export function searchRoutes({ database }: AppDeps): RouteSpec[] {
       query: searchRequest,
       response: z.array(searchHit),
       handler: async ({ ctx, query }) => {
-        const kw = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        const kw = likeOf(query.q);
         const rows = await database.db
           .select({ id: projects.id, no: projects.no, name: projects.name, status: projects.status })
           .from(projects)

@@ -19,10 +19,10 @@ import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import { translator } from '../../lib/i18n';
+import { likeOf } from '../../lib/sql';
 
 type Subject = typeof subjects.$inferSelect;
 const AUDITED = ['siteId', 'ptsNo', 'firstVisitDate', 'initials', 'medicalRecordId', 'inpatientId', 'outpatientId', 'idCard'] as const;
-const likeOf = (kw: string) => `%${kw.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export class SubjectsService {
   constructor(private readonly db: Db) {}

@@ -11,8 +11,8 @@ import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { roleAllowsEnv } from '../auth/auth.repo';
+import { likeOf } from '../../lib/sql';
 
-const likeOf = (kw: string) => `%${kw.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export interface MemberFilter {
   keyword?: string | undefined;

@@ -3,14 +3,13 @@ import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } 
 import type { UserFilters } from '@esource/shared';
 import type { DbOrTx, Tx } from '../../db/client';
 import { auditEvents, departments, messages, organizations, permissionGroups, roles, sessions, users } from '../../db/schema';
+import { likeOf } from '../../lib/sql';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
 
 /** `%kw%` with LIKE's own wildcards escaped, so that a search for 'a_b' finds exactly that. */
-export function likePattern(keyword: string): string {
-  return `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
+export const likePattern = likeOf;
 
 /** The columns of a list row: the user with the names of what it references; never the password hash. */
 const listColumns = {
