@@ -4,7 +4,7 @@
  * form's rules (types, required when shown, conditions) enforced here exactly as the web renderer applies them,
  * and certification that makes the form read-only until uncertified with a reason.
  */
-import { and, asc, desc, eq, gt, inArray, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import {
   CRF_STATUS,
   ENTRY_MODE,
@@ -203,21 +203,17 @@ export class EcrfService {
         )[0] ?? null;
         if (!inst) throw new AppError('STALE_WRITE', { user: '?', time: now.toISOString() });
       }
+      // one upsert for the values and one insert for their history, whatever the number of items
+      const upserts: (typeof crfValues.$inferInsert)[] = [];
+      const history: (typeof crfValueHistory.$inferInsert)[] = [];
       const audits = [];
       for (const [k, v] of incoming) {
         const old = current.get(k);
         if (old && same(old.value?.v, v.value) && old.entryMode === input.entryMode) continue;
         if (!old && empty(v.value)) continue;
-        if (old) {
-          await tx
-            .update(crfValues)
-            .set({ value: { v: v.value }, entryMode: input.entryMode, updatedBy: ctx.user.id, updatedAt: now })
-            .where(eq(crfValues.id, old.id));
-        } else {
-          await tx.insert(crfValues).values({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: input.entryMode, updatedBy: ctx.user.id });
-        }
+        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: input.entryMode, updatedBy: ctx.user.id, updatedAt: now });
         if (old && same(old.value?.v, v.value)) continue;
-        await tx.insert(crfValueHistory).values({
+        history.push({
           instanceId: inst!.id,
           variable: k,
           oldValue: { v: old?.value?.v ?? null },
@@ -241,6 +237,21 @@ export class EcrfService {
           reason: v.reason ?? null,
         });
       }
+      if (upserts.length) {
+        await tx
+          .insert(crfValues)
+          .values(upserts)
+          .onConflictDoUpdate({
+            target: [crfValues.instanceId, crfValues.variable],
+            set: {
+              value: sql`excluded.value`,
+              entryMode: sql`excluded.entry_mode`,
+              updatedBy: sql`excluded.updated_by`,
+              updatedAt: sql`excluded.updated_at`,
+            },
+          });
+      }
+      if (history.length) await tx.insert(crfValueHistory).values(history);
       await recordAudit(tx, actorOf(ctx), audits);
     });
     return this.view(ctx, input);
