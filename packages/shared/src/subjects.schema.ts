@@ -102,6 +102,12 @@ export const subjectRow = z.object({
   outpatientId: z.string().nullable(),
   idCard: z.string().nullable(),
   identifiersMasked: z.boolean(),
+  /** the first planned visit (plan order) whose forms are not all completed; null when every planned visit is done */
+  currentVisitId: z.number().int().nullable(),
+  currentVisitName: z.string().nullable(),
+  /** form progress: instances completed or certified / forms expected (planned visit × form pairs, plus repeats and unscheduled visits' forms) */
+  formsDone: z.number().int(),
+  formsTotal: z.number().int(),
   version: z.number().int(),
   createTime: z.string(),
   updateTime: z.string(),
@@ -114,6 +120,8 @@ export const subjectListRequest = pageRequest.extend({
   keyword: z.preprocess(blank, z.string().max(50).optional()),
   status: z.preprocess(blank, z.coerce.number().int().min(1).max(8).optional()),
   siteId: z.preprocess(blank, z.coerce.number().int().positive().optional()),
+  /** subjects whose current visit is this planned visit */
+  visitId: z.preprocess(blank, z.coerce.number().int().positive().optional()),
   identifier: z.preprocess(blank, z.string().max(40).optional()),
   startDate: z.preprocess(blank, dateOnly.optional()),
   endDate: z.preprocess(blank, dateOnly.optional()),

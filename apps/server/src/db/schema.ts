@@ -435,6 +435,14 @@ export const subjects = pgTable(
     inpatientId: varchar('inpatient_id', { length: 40 }),
     outpatientId: varchar('outpatient_id', { length: 40 }),
     idCard: varchar('id_card', { length: 18 }),
+    /**
+     * Kept by refreshSubjectProgress in the transaction of every eCRF change: the first planned visit (plan
+     * order) whose forms are not all completed (null when all are), and completed or certified forms / forms
+     * expected (planned visit × form pairs plus each unscheduled visit's forms). The list reads them directly.
+     */
+    currentVisitId: integer('current_visit_id').references(() => visits.id, { onDelete: 'set null' }),
+    formsDone: integer('forms_done').notNull().default(0),
+    formsTotal: integer('forms_total').notNull().default(0),
     version: integer('version').notNull().default(1),
     createdBy: integer('created_by').references(() => users.id),
     deletedAt: ts('deleted_at'),
@@ -449,6 +457,7 @@ export const subjects = pgTable(
     index('subjects_fvd').on(t.projectId, t.env, t.firstVisitDate, t.id),
     index('subjects_no').on(t.projectId, t.env, t.ptsNo),
     index('subjects_mrn').on(t.projectId, t.env, t.medicalRecordId),
+    index('subjects_visit').on(t.projectId, t.env, t.currentVisitId, t.status),
     check('subjects_status', sql`${t.status} between 0 and 8`),
   ],
 );

@@ -10,6 +10,7 @@ import { designVersions, forms, stages, visitForms, visits } from '../../db/sche
 import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
+import { refreshVersionProgress } from '../subjects/subjects.service';
 
 type Version = typeof designVersions.$inferSelect;
 
@@ -246,6 +247,7 @@ export class DesignService {
       if (oldForms.join(',') !== ids.join(','))
         entries.push({ action: input.id ? 'visit.update' : 'visit.add', ...this.base(ctx, 'visit', row!.id), field: 'forms', oldValue: oldForms.join(','), newValue: ids.join(',') });
       await recordAudit(tx, actorOf(ctx), entries);
+      await refreshVersionProgress(tx, versionId);
       return (await this.visits(tx, versionId)).find((v) => v.id === row!.id)!;
     });
   }
@@ -256,6 +258,7 @@ export class DesignService {
       if (!v) throw new AppError('NOT_FOUND', { entity: 'visit' });
       await this.editable(tx, ctx, v.versionId);
       await tx.delete(visits).where(eq(visits.id, id));
+      await refreshVersionProgress(tx, v.versionId);
       await recordAudit(tx, actorOf(ctx), [{ action: 'visit.delete', ...this.base(ctx, 'visit', id), oldValue: `${v.code} ${v.name}` }]);
     });
   }
@@ -341,6 +344,7 @@ export class DesignService {
       if (!f) throw new AppError('NOT_FOUND', { entity: 'form' });
       await this.editable(tx, ctx, f.versionId);
       await tx.delete(forms).where(eq(forms.id, id));
+      await refreshVersionProgress(tx, f.versionId);
       await recordAudit(tx, actorOf(ctx), [
         { action: 'form.delete', ...this.base(ctx, 'form', id), field: 'definition', oldValue: JSON.stringify(f.definition) },
       ]);

@@ -175,6 +175,7 @@ export class EcrfService {
 
       const now = new Date();
       const status = input.entryMode === ENTRY_MODE.stash ? CRF_STATUS.draft : CRF_STATUS.completed;
+      const prevStatus = inst?.status ?? null;
       if (!inst) {
         inst = (
           await tx
@@ -252,6 +253,8 @@ export class EcrfService {
           });
       }
       if (history.length) await tx.insert(crfValueHistory).values(history);
+      // a new instance or a new status moves the subject's current visit and form progress
+      if (prevStatus !== status) await this.subjects.refreshProgress(tx, [subject.id]);
       await recordAudit(tx, actorOf(ctx), audits);
     });
     return this.view(ctx, input);
@@ -303,6 +306,7 @@ export class EcrfService {
         })
         .where(eq(crfInstances.id, inst.id))
         .returning();
+      await this.subjects.refreshProgress(tx, [inst.subjectId]);
       await recordAudit(tx, actorOf(ctx), [
         {
           action: on ? 'crf.certify' : 'crf.uncertify',
@@ -329,6 +333,7 @@ export class EcrfService {
       if (!(form!.definition as unknown as FormDefinition).cycle) throw new AppError('CONFLICT', { detail: 'not a cycle form' });
       if (inst.status === CRF_STATUS.certified) throw new AppError('FORM_CERTIFIED');
       await tx.update(crfInstances).set({ deletedAt: new Date(), version: inst.version + 1 }).where(eq(crfInstances.id, inst.id));
+      await this.subjects.refreshProgress(tx, [inst.subjectId]);
       await recordAudit(tx, actorOf(ctx), [
         { action: 'crf.deleteRepeat', entity: 'crf_instance', entityId: inst.id, projectId: ctx.project.id, siteId: inst.siteId, subjectId: inst.subjectId, oldValue: inst.repeatNo, reason },
       ]);
@@ -344,6 +349,7 @@ export class EcrfService {
         .insert(subjectUnscheduledVisits)
         .values({ subjectId: subject.id, visitId: visit.id, visitDate: input.visitDate, label: input.label ?? null, createdBy: ctx.user.id })
         .returning();
+      await this.subjects.refreshProgress(tx, [subject.id]);
       await recordAudit(tx, actorOf(ctx), [
         { action: 'visit.unscheduled', entity: 'subject', entityId: subject.id, projectId: ctx.project.id, siteId: subject.siteId, subjectId: subject.id, newValue: `${visit.code} ${input.visitDate}` },
       ]);

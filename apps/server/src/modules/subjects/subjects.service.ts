@@ -14,7 +14,7 @@ import {
 import type { z } from 'zod';
 import type { subjectCreate, subjectListRequest, subjectUpdate } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
-import { designVersions, organizations, sites, subjects } from '../../db/schema';
+import { designVersions, organizations, sites, subjects, visits } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
@@ -23,6 +23,11 @@ import { likeOf } from '../../lib/sql';
 
 type Subject = typeof subjects.$inferSelect;
 const AUDITED = ['siteId', 'ptsNo', 'firstVisitDate', 'initials', 'medicalRecordId', 'inpatientId', 'outpatientId', 'idCard'] as const;
+
+/** After the plan of an editable (DEV) design version changed: its subjects' current visit and progress. */
+export async function refreshVersionProgress(tx: Db | Tx, versionId: number): Promise<void> {
+  await tx.execute(sql`select refresh_subject_progress(array(select id from subjects where design_version_id = ${versionId}))`);
+}
 
 export class SubjectsService {
   constructor(private readonly db: Db) {}
@@ -37,42 +42,75 @@ export class SubjectsService {
     return ctx.pms.has('patient:identifier:query');
   }
 
+  /** The list's columns: the subject, its site and organisation, and the name of its current visit. */
+  private rowSelect() {
+    return this.db
+      .select({ s: subjects, siteName: sites.name, orgId: sites.orgId, orgNo: organizations.code, visitName: visits.name })
+      .from(subjects)
+      .innerJoin(sites, eq(sites.id, subjects.siteId))
+      .innerJoin(organizations, eq(organizations.id, sites.orgId))
+      .leftJoin(visits, eq(visits.id, subjects.currentVisitId));
+  }
+
+  private toRow(ctx: ProjectScopedContext, r: { s: Subject; siteName: string; orgId: number; orgNo: string | null; visitName: string | null }): SubjectRow {
+    const { s } = r;
+    const full = this.seesIdentifiers(ctx);
+    const m = (v: string | null) => (full ? v : maskIdentifier(v));
+    return {
+      ptsId: s.id,
+      ptsNo: s.ptsNo,
+      designVersionId: s.designVersionId,
+      orgId: r.orgId,
+      orgNo: r.orgNo,
+      siteName: r.siteName,
+      siteId: s.siteId,
+      status: s.status,
+      statusReason: s.statusReason,
+      initials: s.initials,
+      firstVisitDate: s.firstVisitDate,
+      medicalRecordId: m(s.medicalRecordId),
+      inpatientId: m(s.inpatientId),
+      outpatientId: m(s.outpatientId),
+      idCard: m(s.idCard),
+      identifiersMasked: !full,
+      currentVisitId: s.currentVisitId,
+      currentVisitName: r.visitName,
+      formsDone: s.formsDone,
+      formsTotal: s.formsTotal,
+      version: s.version,
+      createTime: s.createdAt.toISOString(),
+      updateTime: s.updatedAt.toISOString(),
+      deleteTime: s.deletedAt?.toISOString() ?? null,
+    };
+  }
+
+  /** Rows as the list shows them, in the given order (for subjects just read or written in `db`). */
   async toRows(db: Db | Tx, ctx: ProjectScopedContext, list: Subject[]): Promise<SubjectRow[]> {
     if (list.length === 0) return [];
     const ss = await db
-      .select({ id: sites.id, siteNo: sites.siteNo, name: sites.name, orgId: sites.orgId, orgCode: organizations.code })
+      .select({ id: sites.id, name: sites.name, orgId: sites.orgId, orgCode: organizations.code })
       .from(sites)
       .innerJoin(organizations, eq(organizations.id, sites.orgId))
       .where(inArray(sites.id, [...new Set(list.map((s) => s.siteId))]));
-    const full = this.seesIdentifiers(ctx);
-    const m = (v: string | null) => (full ? v : maskIdentifier(v));
+    const visitIds = [...new Set(list.map((s) => s.currentVisitId).filter((v): v is number => v !== null))];
+    const vs = visitIds.length ? await db.select({ id: visits.id, name: visits.name }).from(visits).where(inArray(visits.id, visitIds)) : [];
     return list.map((s) => {
       const site = ss.find((x) => x.id === s.siteId)!;
-      return {
-        ptsId: s.id,
-        ptsNo: s.ptsNo,
-        designVersionId: s.designVersionId,
-        orgId: site.orgId,
-        orgNo: site.orgCode,
-        siteName: site.name,
-        siteId: s.siteId,
-        status: s.status,
-        statusReason: s.statusReason,
-        initials: s.initials,
-        firstVisitDate: s.firstVisitDate,
-        medicalRecordId: m(s.medicalRecordId),
-        inpatientId: m(s.inpatientId),
-        outpatientId: m(s.outpatientId),
-        idCard: m(s.idCard),
-        identifiersMasked: !full,
-        version: s.version,
-        createTime: s.createdAt.toISOString(),
-        updateTime: s.updatedAt.toISOString(),
-        deleteTime: s.deletedAt?.toISOString() ?? null,
-      };
+      const visitName = vs.find((v) => v.id === s.currentVisitId)?.name ?? null;
+      return this.toRow(ctx, { s, siteName: site.name, orgId: site.orgId, orgNo: site.orgCode, visitName });
     });
   }
 
+  /** Recomputes current visit and form progress of these subjects (in the transaction that changed their forms). */
+  async refreshProgress(tx: Db | Tx, ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await tx.execute(sql`select refresh_subject_progress(array[${sql.join(ids.map((i) => sql`${i}`), sql`, `)}]::int[])`);
+  }
+
+  /**
+   * One page of subjects: the rows (one statement joining site, organisation and visit) and the exact total, read
+   * side by side. The filters and orders all have an index (0006/0007 migrations).
+   */
   async page(ctx: ProjectScopedContext, q: z.output<typeof subjectListRequest>, recycleBin: boolean) {
     const idLike = q.identifier ? likeOf(q.identifier) : null;
     const where = and(
@@ -80,6 +118,7 @@ export class SubjectsService {
       recycleBin ? eq(subjects.status, SUBJECT_STATUS.deleted) : sql`${subjects.status} <> 0`,
       q.status !== undefined && !recycleBin ? eq(subjects.status, q.status) : undefined,
       q.siteId ? eq(subjects.siteId, q.siteId) : undefined,
+      q.visitId ? eq(subjects.currentVisitId, q.visitId) : undefined,
       q.keyword ? or(ilike(subjects.ptsNo, likeOf(q.keyword)), ilike(subjects.initials, likeOf(q.keyword))) : undefined,
       // identifiers are searched in full only by whoever may see them
       idLike && this.seesIdentifiers(ctx)
@@ -95,15 +134,15 @@ export class SubjectsService {
       createTime: subjects.createdAt,
       siteName: subjects.siteId,
     }[q.sortField];
-    const [total] = await this.db.select({ n: count() }).from(subjects).where(where);
-    const list = await this.db
-      .select()
-      .from(subjects)
-      .where(where)
-      .orderBy(q.sortOrder === 'desc' ? desc(sortCol) : asc(sortCol), asc(subjects.id))
-      .limit(q.pageSize)
-      .offset((q.pageNumber - 1) * q.pageSize);
-    return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total?.n ?? 0, content: await this.toRows(this.db, ctx, list) };
+    const [total, list] = await Promise.all([
+      this.db.select({ n: count() }).from(subjects).where(where),
+      this.rowSelect()
+        .where(where)
+        .orderBy(q.sortOrder === 'desc' ? desc(sortCol) : asc(sortCol), q.sortOrder === 'desc' ? desc(subjects.id) : asc(subjects.id))
+        .limit(q.pageSize)
+        .offset((q.pageNumber - 1) * q.pageSize),
+    ]);
+    return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total[0]?.n ?? 0, content: list.map((r) => this.toRow(ctx, r)) };
   }
 
   async find(db: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<Subject> {
@@ -180,9 +219,10 @@ export class SubjectsService {
           createdBy: ctx.user.id,
         })
         .returning();
+      await this.refreshProgress(tx, [s!.id]);
       const base = { action: 'subject.add', entity: 'subject', entityId: s!.id, projectId: ctx.project.id, siteId: s!.siteId, subjectId: s!.id };
       await recordAudit(tx, actorOf(ctx), [...diffEntries(base, null, s!, AUDITED), { ...base, field: 'status', newValue: s!.status }]);
-      return (await this.toRows(tx, ctx, [s!]))[0]!;
+      return (await this.toRows(tx, ctx, [await this.find(tx, ctx, s!.id)]))[0]!;
     };
     return tx0 ? run(tx0) : this.db.transaction(run);
   }
