@@ -15,6 +15,7 @@ import { roleRoutes } from './modules/roles/roles.routes';
 import { teamRoutes } from './modules/team/team.routes';
 import { designRoutes } from './modules/design/design.routes';
 import { subjectRoutes } from './modules/subjects/subjects.routes';
+import { subjectExcelRoutes } from './modules/subjects/subjects-excel.routes';
 import { ecrfRoutes } from './modules/ecrf/ecrf.routes';
 import { centerApplyRoutes } from './modules/center-apply/center-apply.routes';
 import { selfTestRoutes } from './modules/jobs/self-test.job';
@@ -33,6 +34,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...designRoutes(deps),
     ...centerApplyRoutes(deps),
     ...subjectRoutes(deps),
+    ...subjectExcelRoutes(deps),
     ...ecrfRoutes(deps),
     ...auditRoutes(deps),
     ...tracingRoutes(deps),

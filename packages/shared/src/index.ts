@@ -16,3 +16,4 @@ export * from './design.schema';
 export * from './center-apply.schema';
 export * from './subjects.schema';
 export * from './ecrf.schema';
+export * from './subjects-excel.schema';

@@ -6,10 +6,9 @@ import { PassThrough, type Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { LANGUAGES, USER_IMPORT_COLUMNS, USER_IMPORT_LIMITS, type Language, type UserImportColumn } from '@esource/shared';
 import { AppError } from '../../lib/errors';
+import { cellText, formatTime, normHeader } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
 import type { UserListRecord } from './users.repo';
-
-export const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** Columns an import row must have; the others may be left out of the sheet. */
 const REQUIRED_COLUMNS: readonly UserImportColumn[] = ['account', 'name', 'phone', 'orgName', 'loginTypes'];
@@ -30,12 +29,6 @@ const EXPORT_COLUMNS = [
   'lastLoginTime',
   'createTime',
 ] as const;
-
-/** `attachment` with an ASCII fallback and the UTF-8 name (RFC 6266 / 5987), so Chinese names survive. */
-export function contentDisposition(fileName: string, asciiFallback: string): string {
-  const ascii = asciiFallback.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}
 
 function header(lang: Language, key: string): string {
   return translator(lang)(`users.columns.${key}`);
@@ -66,22 +59,6 @@ export async function buildTemplate(lang: Language, example: Record<UserImportCo
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
-function cellText(v: ExcelJS.CellValue): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v.trim();
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (v instanceof Date) return v.toISOString();
-  if ('richText' in v) return v.richText.map((r) => r.text).join('').trim();
-  if ('hyperlink' in v) {
-    const text = v.text as unknown;
-    if (typeof text === 'string') return text.trim();
-    if (text && typeof text === 'object' && 'richText' in text) return cellText(text as ExcelJS.CellRichTextValue);
-    return '';
-  }
-  if ('formula' in v || 'sharedFormula' in v) return cellText((v as { result?: unknown }).result as ExcelJS.CellValue);
-  return '';
-}
-
 export interface SheetRow {
   /** the row number as Excel shows it (the header is row 1) */
   rowNo: number;
@@ -96,7 +73,7 @@ const invalid = (field: string, message: string, params: Record<string, string |
 /** Maps a header cell to its column, in either language ('*' marks and spacing ignored). */
 function headerIndex(): Map<string, UserImportColumn> {
   const m = new Map<string, UserImportColumn>();
-  const norm = (s: string) => s.replace(/[*＊\s]/g, '').toLowerCase();
+  const norm = normHeader;
   for (const key of USER_IMPORT_COLUMNS) {
     m.set(norm(key), key);
     for (const lang of LANGUAGES) m.set(norm(header(lang, key)), key);
@@ -118,7 +95,7 @@ export async function readUserSheet(buffer: Buffer, lang: Language): Promise<She
   const ws = wb.worksheets[0];
   if (!ws) throw invalid('file', 'validation.importNotXlsx', {}, lang);
   const index = headerIndex();
-  const norm = (s: string) => s.replace(/[*＊\s]/g, '').toLowerCase();
+  const norm = normHeader;
   const columnAt = new Map<number, UserImportColumn>();
   ws.getRow(1).eachCell({ includeEmpty: false }, (cell, col) => {
     const key = index.get(norm(cellText(cell.value)));
@@ -146,21 +123,6 @@ export async function readUserSheet(buffer: Buffer, lang: Language): Promise<She
   }
   if (rows.length === 0) throw invalid('file', 'validation.importEmpty', {}, lang);
   return rows;
-}
-
-/** 'YYYY-MM-DD HH:mm:ss' in the given time zone. */
-function formatTime(d: Date | null, timeZone: string): string {
-  if (!d) return '';
-  return new Intl.DateTimeFormat('sv-SE', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).format(d);
 }
 
 /**

@@ -23,14 +23,9 @@ import type { AppDeps } from '../../app-deps';
 import { AppError } from '../../lib/errors';
 import { translator } from '../../lib/i18n';
 import { UsersService } from './users.service';
-import { contentDisposition, XLSX_MIME } from './users.excel';
+import { contentDisposition, downloadStamp as stamp, XLSX_MIME } from '../../lib/excel';
 
 const tags = ['users'];
-
-/** yyyymmdd-hhmm in UTC, for download names */
-function stamp(d = new Date()): string {
-  return d.toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-');
-}
 
 export function userRoutes({ database }: AppDeps): RouteSpec[] {
   const users = new UsersService(database.db);
