@@ -1,5 +1,11 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import type { ScheduleVisit, SiteDetailRow, SubjectRow } from '@esource/shared';
+import type {
+  ScheduleVisit,
+  SiteDetailRow,
+  SubjectImportResponse,
+  SubjectRow,
+  VisitRow,
+} from '@esource/shared';
 import { api, type ApiData } from '../../../lib/api-client';
 
 export interface Page<T> {
@@ -13,6 +19,8 @@ export interface SubjectFilters {
   keyword?: string;
   status?: number;
   siteId?: number;
+  /** subjects whose current visit is this planned visit */
+  visitId?: number;
   identifier?: string;
   startDate?: string;
   endDate?: string;
@@ -91,6 +99,32 @@ export const mySitesQuery = (s: Scope) =>
     enabled: s.projectId !== null,
   });
 
+/** The planned (not unscheduled) visits of the design version in force, for the list's visit filter. */
+export const plannedVisitsQuery = (s: Scope, enabled: boolean) =>
+  queryOptions({
+    queryKey: ['design', 'enabledVisits', s.env, s.projectId],
+    queryFn: () =>
+      api.post<{ visits: VisitRow[] }>('/pro/visit/listByEnabledVersion', undefined, { silent: true }),
+    select: (d: { visits: VisitRow[] }) => d.visits.filter((v) => !v.unscheduled),
+    enabled: enabled && s.projectId !== null,
+    staleTime: 60_000,
+  });
+
+/** The browser's time zone: the export shows creation times in the viewer's zone (DESIGN §10). */
+const viewerTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'Asia/Shanghai';
+
+/** Offers a Blob as a download under the given name. */
+export function saveBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
 export const subjectsApi = {
   add: (b: SubjectInput) => api.post<SubjectRow>('/project/managePts/add', { ...b }, { silent: true }),
   update: (b: SubjectInput & { ptsId: number; version: number }) =>
@@ -103,4 +137,21 @@ export const subjectsApi = {
     api.post<unknown>('/project/failedPts/restore', { ptsId, reason }, { silent: true }),
   addUnscheduled: (b: { ptsId: number; visitId: number; visitDate: string; label?: string }) =>
     api.post<unknown>('/crf/prefill/visit/addOrUpdateUnscheduled', { ...b }, { silent: true }),
+  importTemplate: () => api.get<Blob>('/project/managePts/importTemplate', undefined, { raw: true }),
+  /** silent: the import dialog lists every bad row itself */
+  importPts: (file: File) => {
+    const fd = new FormData();
+    fd.append('file', file);
+    return api.post<SubjectImportResponse>('/project/managePts/importPts', undefined, {
+      multipart: fd,
+      silent: true,
+    });
+  },
+  /** the list's filters and sort, as the list sends them */
+  exportXlsx: (f: SubjectFilters) =>
+    api.get<Blob>(
+      '/project/manage/ptsExport',
+      { ...(f as ApiData), timeZone: viewerTimeZone() },
+      { raw: true },
+    ),
 };

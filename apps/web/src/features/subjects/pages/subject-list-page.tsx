@@ -7,6 +7,7 @@ import {
   Dropdown,
   Empty,
   Input,
+  Progress,
   Result,
   Select,
   Space,
@@ -19,7 +20,9 @@ import type { TableColumnsType, TableProps } from 'antd';
 import {
   DeleteOutlined,
   EditOutlined,
+  ExportOutlined,
   EyeInvisibleOutlined,
+  ImportOutlined,
   MoreOutlined,
   PlusOutlined,
   SwapOutlined,
@@ -31,13 +34,23 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { can, LIMITS, type Permission, type SubjectRow } from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
-import { mySitesQuery, subjectPageQuery, subjectsApi, type SubjectFilters } from '../api/subjects-api';
+import {
+  mySitesQuery,
+  plannedVisitsQuery,
+  saveBlob,
+  subjectPageQuery,
+  subjectsApi,
+  type SubjectFilters,
+} from '../api/subjects-api';
 import { ReasonDialog, StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
+import { SubjectImportDialog } from '../components/subject-import-dialog';
+import { currentVisitLabel, formPercent } from '../subject-excel';
 import { allowedTargets, IDENTIFIER_FIELDS, intParam, LIVE_STATUSES, rangeProblem } from '../subject-logic';
 import { subjectDetailPath } from '../subject-links';
 
-type Dialog = { kind: 'add' } | { kind: 'edit' | 'status' | 'delete'; subject: SubjectRow } | null;
+type Dialog =
+  { kind: 'add' } | { kind: 'import' } | { kind: 'edit' | 'status' | 'delete'; subject: SubjectRow } | null;
 
 /** /project/centerPtsList, /project/craPtsList, /project/sickLoop: one subject list (spec §2, §3 subject row). */
 export default function SubjectListPage() {
@@ -71,6 +84,13 @@ export default function SubjectListPage() {
 
   const q = useQuery(subjectPageQuery(scope, filters, pageNumber, pageSize, centre));
   const sites = useQuery(mySitesQuery(scope));
+  const visits = useQuery(
+    plannedVisitsQuery(
+      scope,
+      allowed('project:visit:query') || allowed('project:version:query') || allowed('crf:form:query'),
+    ),
+  );
+  const [exporting, setExporting] = useState(false);
   const filter = (patch: Partial<SubjectFilters>) => {
     setFilters((f) => ({ ...f, ...patch }));
     setPage(1);
@@ -86,6 +106,18 @@ export default function SubjectListPage() {
     const e = v?.[1]?.format('YYYY-MM-DD');
     if (rangeProblem(s, e)) return;
     filter({ startDate: s, endDate: e });
+  };
+
+  const doExport = () => {
+    setExporting(true);
+    subjectsApi
+      .exportXlsx(filters)
+      .then((b) => {
+        saveBlob(b, `${t('excel.exportFileName')}-${dayjs().format('YYYYMMDD-HHmm')}.xlsx`);
+        void message.success(t('excel.exported'));
+      })
+      .catch(() => undefined)
+      .finally(() => setExporting(false));
   };
 
   const canUpdate = allowed('patient:page:update');
@@ -163,6 +195,50 @@ export default function SubjectListPage() {
       width: 130,
       sorter: true,
       sortOrder: sortOrderOf('firstVisitDate'),
+    },
+    {
+      title: t('col.currentVisit'),
+      key: 'currentVisit',
+      width: 150,
+      render: (_: unknown, r) => {
+        const label = currentVisitLabel(r, t('allVisitsDone'));
+        return (
+          <Typography.Text
+            type={r.currentVisitName ? undefined : 'secondary'}
+            data-testid={`subject-visit-${r.ptsNo}`}
+          >
+            {label}
+          </Typography.Text>
+        );
+      },
+    },
+    {
+      title: t('col.formProgress'),
+      key: 'formProgress',
+      width: 170,
+      render: (_: unknown, r) =>
+        (r.formsTotal ?? 0) > 0 ? (
+          <Tooltip title={`${r.formsDone ?? 0}/${r.formsTotal}`}>
+            <div
+              data-testid={`subject-progress-${r.ptsNo}`}
+              style={{ display: 'flex', alignItems: 'center', gap: 8 }}
+            >
+              <Progress
+                size="small"
+                percent={formPercent(r.formsDone, r.formsTotal)}
+                showInfo={false}
+                style={{ width: 80, margin: 0 }}
+              />
+              <Typography.Text type="secondary" style={{ fontSize: 12, whiteSpace: 'nowrap' }}>
+                {r.formsDone ?? 0}/{r.formsTotal}
+              </Typography.Text>
+            </div>
+          </Tooltip>
+        ) : (
+          <Typography.Text type="secondary" data-testid={`subject-progress-${r.ptsNo}`}>
+            —
+          </Typography.Text>
+        ),
     },
     {
       title: (
@@ -249,6 +325,7 @@ export default function SubjectListPage() {
     filters.keyword ||
     filters.status ||
     filters.siteId ||
+    filters.visitId ||
     filters.identifier ||
     filters.startDate ||
     filters.endDate,
@@ -273,16 +350,37 @@ export default function SubjectListPage() {
           </Space>
         }
         extra={
-          allowed('patient:page:add') ? (
-            <Button
-              type="primary"
-              icon={<PlusOutlined />}
-              onClick={() => setDialog({ kind: 'add' })}
-              data-testid="subject-add"
-            >
-              {t('add.button')}
-            </Button>
-          ) : null
+          <Space>
+            {allowed('patient:page:import') ? (
+              <Button
+                icon={<ImportOutlined />}
+                onClick={() => setDialog({ kind: 'import' })}
+                data-testid="subject-import"
+              >
+                {t('excel.import')}
+              </Button>
+            ) : null}
+            {allowed('patient:page:export') ? (
+              <Button
+                icon={<ExportOutlined />}
+                loading={exporting}
+                onClick={doExport}
+                data-testid="subject-export"
+              >
+                {t('excel.export')}
+              </Button>
+            ) : null}
+            {allowed('patient:page:add') ? (
+              <Button
+                type="primary"
+                icon={<PlusOutlined />}
+                onClick={() => setDialog({ kind: 'add' })}
+                data-testid="subject-add"
+              >
+                {t('add.button')}
+              </Button>
+            ) : null}
+          </Space>
         }
       >
         <div style={{ display: 'flex', gap: 12, flexWrap: 'wrap', marginBottom: 12 }}>
@@ -311,6 +409,17 @@ export default function SubjectListPage() {
             options={(sites.data ?? []).map((s) => ({ value: s.id, label: `${s.siteNo} ${s.name}` }))}
             data-testid="filter-site"
           />
+          {visits.data && visits.data.length > 0 ? (
+            <Select
+              allowClear
+              placeholder={t('filter.visit')}
+              style={{ width: 200 }}
+              value={filters.visitId}
+              onChange={(v: number | undefined) => filter({ visitId: v })}
+              options={visits.data.map((v) => ({ value: v.id, label: `${v.code} ${v.name}` }))}
+              data-testid="filter-visit"
+            />
+          ) : null}
           {canIdentifiers ? (
             <Input.Search
               allowClear
@@ -350,7 +459,7 @@ export default function SubjectListPage() {
             dataSource={q.data?.content ?? []}
             loading={q.isFetching}
             onChange={onTable}
-            scroll={{ x: 1100 }}
+            scroll={{ x: 1400 }}
             data-testid="subject-table"
             locale={{
               emptyText: (
@@ -386,6 +495,16 @@ export default function SubjectListPage() {
             void message.success(
               dialog.kind === 'add' ? t('add.done', { no: s.ptsNo }) : t('edit.done', { no: s.ptsNo }),
             );
+            void refresh();
+          }}
+        />
+      ) : null}
+      {dialog?.kind === 'import' ? (
+        <SubjectImportDialog
+          onClose={() => setDialog(null)}
+          onImported={(r) => {
+            setDialog(null);
+            void message.success(t('excel.importDone', { count: r.imported }));
             void refresh();
           }}
         />
