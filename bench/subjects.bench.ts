@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { startServer } from '../apps/server/src/server';
 import { DEMO_PASSWORD, sha256Hex } from '../apps/server/src/db/seed';
@@ -67,13 +67,47 @@ if (Number(existing.rows[0]!.n) < SUBJECTS) {
     select i.id, 'I' || n, jsonb_build_object('v', (i.id % 200) + n / 10.0), 2
       from crf_instances i join forms f on f.id = i.form_id and f.code = 'BENCH50'
       cross join generate_series(0, ${ITEMS - 1}) n`);
+  await exec(`select refresh_subject_progress(array_agg(id)) from subjects where pts_no like 'B%'`);
   await exec(`analyze`);
 }
 const counts = await exec(`select (select count(*) from subjects)::int as s, (select count(*) from crf_values)::int as v`);
 console.log(`data: ${Number(counts.rows[0]!.s)} subjects, ${Number(counts.rows[0]!.v)} item values (${((Date.now() - t0) / 1000).toFixed(1)} s to seed)`);
 
+// batch save: each connection re-saves the 50 items of its own subject's instance (stash mode) with the
+// instance version it got back last, so no save is stale
+const subjectsForSave = await exec(
+  `select su.id as pts, i.visit_id as visit, i.form_id as form, i.version as version from subjects su join crf_instances i on i.subject_id = su.id
+     join sites s on s.id = su.site_id where s.site_no = '01' and su.pts_no like 'B%' order by su.id limit 16`,
+);
+// The product and the bare route each run in a process of their own, as they would in production, and the load
+// comes from this one; so the figures are not a single event loop serving and generating load at once.
+await server.close();
+const root = path.resolve(import.meta.dirname, '..');
+function spawnServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = ready.exec(out);
+      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, child });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+}
+const apiPort = 18000 + Math.floor(Math.random() * 1000);
+const api = await spawnServer(
+  ['--import', 'tsx', 'apps/server/src/main.ts', '--role=api'],
+  { PORT: String(apiPort), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'false', LOG_LEVEL: 'warn' },
+  /localhost:(\d+)\//,
+);
+const bareSrc = `const f = require('fastify')({ logger: false });
+f.post('/bare', async () => ({ code: 200, status: '1', data: { pageNumber: 1, totalCount: 0, content: [] } }));
+f.listen({ port: 0, host: '127.0.0.1' }).then(() => console.log('bare on ' + f.server.address().port + '/'));`;
+const bare = await spawnServer(['-e', bareSrc], {}, /bare on (\d+)\//);
+
 async function login(account: string): Promise<string> {
-  const r = await fetch(`${server.url}/api/passport/login`, {
+  const r = await fetch(`${api.url}/api/passport/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ account, password: sha256Hex(DEMO_PASSWORD), loginType: account === 'dm' ? '1' : '3' }).toString(),
@@ -83,27 +117,15 @@ async function login(account: string): Promise<string> {
 const dm = await login('dm');
 const crc1 = await login('crc1');
 
-const bare = Fastify({ logger: false });
-bare.post('/bare', async () => ({ code: 200, status: '1', data: { pageNumber: 1, totalCount: 0, content: [] } }));
-await bare.listen({ port: 0, host: '127.0.0.1' });
-const bareAddr = bare.server.address();
-const barePort = typeof bareAddr === 'object' && bareAddr ? bareAddr.port : 0;
-
 const listHeaders = { token: dm, proId: '1', proType: 'PRO', 'content-type': 'application/json' };
 const listBody = JSON.stringify({ status: 3, sortField: 'firstVisitDate', sortOrder: 'desc', pageSize: 50, pageNumber: 3 });
-await run({ url: `${server.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration: 2, connections: 32 });
-const list = await run({ url: `${server.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration, connections: 32 });
-const base = await run({ url: `http://127.0.0.1:${barePort}/bare`, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, duration, connections: 32 });
+await run({ url: `${api.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration: 2, connections: 32 });
+const list = await run({ url: `${api.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration, connections: 32 });
+const base = await run({ url: `${bare.url}/bare`, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, duration, connections: 32 });
 
-// batch save: each connection re-saves the 50 items of its own subject's instance (stash mode) with the
-// instance version it got back last, so no save is stale
-const subjectsForSave = await exec(
-  `select su.id as pts, i.visit_id as visit, i.form_id as form, i.version as version from subjects su join crf_instances i on i.subject_id = su.id
-     join sites s on s.id = su.site_id where s.site_no = '01' and su.pts_no like 'B%' order by su.id limit 16`,
-);
 let n = 0;
 const save = await run({
-  url: `${server.url}/api/crf/form/item/result/saveBatch`,
+  url: `${api.url}/api/crf/form/item/result/saveBatch`,
   method: 'POST',
   duration,
   connections: 16,
@@ -139,7 +161,6 @@ console.log(line('bare Fastify JSON (32 conn)', base));
 console.log(`ratio list / bare: ${(list.requests.average / base.requests.average).toFixed(3)}   (goal ≥ 0.25, p99 < 50 ms)`);
 console.log(line('batch save 50 items (16 conn)', save));
 console.log(`(goal: batch save p99 < 100 ms)`);
-console.log(`process RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB (server, clients and bare server in one process)`);
-await bare.close();
-await server.close();
+api.child.kill('SIGTERM');
+bare.child.kill('SIGTERM');
 fs.rmSync(dataDir, { recursive: true, force: true });

@@ -187,6 +187,13 @@ function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database
   });
 }
 
+/** The SQLSTATE of a database error, whether the driver's own or wrapped by Drizzle (as its cause). */
+function dbCode(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  const code = e.code ?? e.cause?.code;
+  return typeof code === 'string' ? code : '';
+}
+
 /** Maps any error to the failure envelope, translated into the request's language; 5xx never shows internals. */
 export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: number; body: ErrorEnvelope } {
   const lang = req.ctx?.language ?? 'zh_CN';
@@ -201,6 +208,7 @@ export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: nu
     else if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe.statusCode === 413) e = new AppError('PAYLOAD_TOO_LARGE');
     else if (fe.statusCode === 429) e = new AppError('RATE_LIMITED');
     else if ((fe as { code?: string }).code === '23505') e = new AppError('CONFLICT', { detail: 'duplicate' });
+    else if (['40P01', '40001'].includes(dbCode(err))) e = new AppError('RETRY');
     else e = new AppError('INTERNAL', { requestId: req.id });
   }
   let detail = e.detail?.map((d) => ({ field: d.field, message: d.message.startsWith('validation.') ? t(d.message) : d.message }));

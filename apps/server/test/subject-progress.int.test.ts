@@ -82,4 +82,28 @@ describe('current visit and form progress', () => {
     // UNS has VS and AE; the current visit stays a planned one
     expect(await row()).toMatchObject({ formsTotal: 8, formsDone: 2, currentVisitId: plan.V2!.visitId });
   });
+
+  it('list totals come from counters that agree with the subjects table after every kind of change', async () => {
+    const dm = await s.api.login('dm');
+    const before = await list({});
+    const del = await s.api.post('/project/managePts/delete', { token: dm, headers: P, json: { ptsId, reason: 'entered twice' } });
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    expect((await list({})).totalCount).toBe(before.totalCount - 1);
+    expect((await list({ visitId: plan.V2!.visitId })).totalCount).toBe(0);
+    const bin = await s.api.post<{ totalCount: number; content: Row[] }>('/project/failedPts/list', { token: crc1, headers: P, json: {} });
+    expect(bin.body.data.totalCount).toBe(bin.body.data.content.length);
+    const restored = await s.api.post('/project/failedPts/restore', { token: dm, headers: P, json: { ptsId, reason: 'not a duplicate' } });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect((await list({ visitId: plan.V2!.visitId })).totalCount).toBe(1);
+    const mismatches = await s.database.executeSql(`
+      (select project_id, env, site_id, status, coalesce(current_visit_id, 0) as visit_id, count(*)::int as n from subjects group by 1, 2, 3, 4, 5
+       except select project_id, env, site_id, status, visit_id, n from subject_counts where n <> 0)
+      union all
+      (select project_id, env, site_id, status, visit_id, n from subject_counts where n <> 0
+       except select project_id, env, site_id, status, coalesce(current_visit_id, 0), count(*)::int from subjects group by 1, 2, 3, 4, 5)`);
+    expect(mismatches.rows).toEqual([]);
+    // a filter the counters do not hold is counted exactly
+    const byKeyword = await list({ keyword: 'zzz-none' });
+    expect(byKeyword.totalCount).toBe(0);
+  });
 });

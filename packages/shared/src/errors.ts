@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   CONFLICT: 409,
+  /** the database gave up one of two writers that crossed (deadlock or serialization failure); nothing was written */
+  RETRY: 409,
   DUPLICATE: 409,
   IN_USE: 409,
   PROJECT_HAS_SUBJECT_DATA: 409,

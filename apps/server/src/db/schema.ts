@@ -249,8 +249,9 @@ export const projectMemberSites = pgTable(
 );
 
 /**
- * The audit trail: append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), hash-chained per project
- * (`chain_key` = 'project:<id>' or 'system'); `seq` numbers each chain without gaps.
+ * The audit trail: append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), hash-chained per project, and
+ * per subject within a project for subject data (`chain_key` = 'project:<id>', 'project:<id>:subject:<id>' or
+ * 'system'); `seq` numbers each chain without gaps.
  */
 export const auditEvents = pgTable(
   'audit_events',
@@ -460,6 +461,24 @@ export const subjects = pgTable(
     index('subjects_visit').on(t.projectId, t.env, t.currentVisitId, t.status),
     check('subjects_status', sql`${t.status} between 0 and 8`),
   ],
+);
+
+/**
+ * How many subjects each project × environment × site × status × current visit (0 = none) has, kept by
+ * statement triggers on subjects (migration 0008), so that a list page filtered only by those gets its exact total
+ * from a handful of rows instead of counting subjects.
+ */
+export const subjectCounts = pgTable(
+  'subject_counts',
+  {
+    projectId: integer('project_id').notNull(),
+    env: envCol(),
+    siteId: integer('site_id').notNull(),
+    status: integer('status').notNull(),
+    visitId: integer('visit_id').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.env, t.siteId, t.status, t.visitId] })],
 );
 
 /** An unscheduled visit a subject had: an unscheduled visit of the plan on a date. */

@@ -81,8 +81,10 @@ export function hashRow(prevHash: string, c: Content): string {
   return createHmac('sha256', chainSecret()).update(prevHash).update('\n').update(canonical).digest('hex');
 }
 
-export function chainKeyOf(projectId: number | null | undefined): string {
-  return projectId ? `project:${projectId}` : 'system';
+export function chainKeyOf(projectId: number | null | undefined, subjectId?: number | null): string {
+  if (!projectId) return 'system';
+  // a subject's data has its own chain, so that entry for different subjects does not queue on one lock
+  return subjectId ? `project:${projectId}:subject:${subjectId}` : `project:${projectId}`;
 }
 
 /**
@@ -93,7 +95,7 @@ export async function recordAudit(tx: Tx, actor: AuditActor, entries: AuditEntry
   if (entries.length === 0) return;
   const byChain = new Map<string, AuditEntry[]>();
   for (const e of entries) {
-    const k = chainKeyOf(e.projectId);
+    const k = chainKeyOf(e.projectId, e.subjectId);
     byChain.set(k, [...(byChain.get(k) ?? []), e]);
   }
   const now = new Date();

@@ -14,7 +14,7 @@ import {
 import type { z } from 'zod';
 import type { subjectCreate, subjectListRequest, subjectUpdate } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
-import { designVersions, organizations, sites, subjects, visits } from '../../db/schema';
+import { designVersions, organizations, sites, subjectCounts, subjects, visits } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
@@ -135,7 +135,7 @@ export class SubjectsService {
       siteName: subjects.siteId,
     }[q.sortField];
     const [total, list] = await Promise.all([
-      this.db.select({ n: count() }).from(subjects).where(where),
+      q.keyword || q.identifier || q.startDate || q.endDate ? this.db.select({ n: count() }).from(subjects).where(where) : this.countByKeys(ctx, q, recycleBin),
       this.rowSelect()
         .where(where)
         .orderBy(q.sortOrder === 'desc' ? desc(sortCol) : asc(sortCol), q.sortOrder === 'desc' ? desc(subjects.id) : asc(subjects.id))
@@ -143,6 +143,27 @@ export class SubjectsService {
         .offset((q.pageNumber - 1) * q.pageSize),
     ]);
     return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total[0]?.n ?? 0, content: list.map((r) => this.toRow(ctx, r)) };
+  }
+
+  /** The exact total of a list filtered only by site, status and visit: summed from subject_counts. */
+  private countByKeys(ctx: ProjectScopedContext, q: z.output<typeof subjectListRequest>, recycleBin: boolean) {
+    const c = subjectCounts;
+    const siteIds = ctx.project.siteIds;
+    return this.db
+      .select({ n: sql<number>`coalesce(sum(${c.n}), 0)::int` })
+      .from(c)
+      .where(
+        and(
+          eq(c.projectId, ctx.project.id),
+          eq(c.env, ctx.env),
+          siteIds === null ? undefined : inArray(c.siteId, siteIds.length ? siteIds : [-1]),
+          ctx.siteId !== null ? eq(c.siteId, ctx.siteId) : undefined,
+          recycleBin ? eq(c.status, SUBJECT_STATUS.deleted) : sql`${c.status} <> 0`,
+          q.status !== undefined && !recycleBin ? eq(c.status, q.status) : undefined,
+          q.siteId ? eq(c.siteId, q.siteId) : undefined,
+          q.visitId ? eq(c.visitId, q.visitId) : undefined,
+        ),
+      );
   }
 
   async find(db: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<Subject> {
