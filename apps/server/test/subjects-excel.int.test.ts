@@ -226,6 +226,7 @@ describe('subject export', () => {
     expect(nos).toEqual(listed.body.data.content.map((x) => x.ptsNo));
     expect(nos).toContain('IMP-A-2');
     expect(nos).not.toContain('IMP-SITE-B');
+    expect(rows.slice(1).every((r) => r[1] === '01')).toBe(true);
     const full = rows.find((r) => r[9] === '11010519491231002X');
     expect(full, 'the coordinator sees the ID card in full').toBeTruthy();
     const [audit] = await s.database.db.select().from(auditEvents).where(eq(auditEvents.action, 'subject.export'));

@@ -151,7 +151,12 @@ function currentVisitText(lang: Language, r: SubjectRow): string {
  * Streams the exported subjects as an .xlsx, writing each page as it arrives. A failure half-way destroys the
  * stream (the download breaks rather than ending short).
  */
-export function streamSubjectExport(lang: Language, timeZone: string, pages: AsyncIterable<SubjectRow[]>): Readable {
+export function streamSubjectExport(
+  lang: Language,
+  timeZone: string,
+  siteNoOf: (siteId: number) => string,
+  pages: AsyncIterable<SubjectRow[]>,
+): Readable {
   const t = translator(lang);
   const out = new PassThrough();
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
@@ -163,7 +168,7 @@ export function streamSubjectExport(lang: Language, timeZone: string, pages: Asy
       for (const r of page) {
         const row: Record<SubjectExportColumn, string> = {
           ptsNo: r.ptsNo,
-          siteNo: r.orgNo ?? '',
+          siteNo: siteNoOf(r.siteId),
           siteName: r.siteName,
           status: t(`subjectStatus.${r.status}`, { defaultValue: String(r.status) }),
           initials: r.initials ?? '',
@@ -347,6 +352,8 @@ export class SubjectsExcelService {
         { action: 'subject.export', entity: 'subject', projectId: ctx.project.id, newValue: first.totalCount, reason: JSON.stringify(query) },
       ]),
     );
+    // the site number (what the import takes), not the organisation code the row carries
+    const siteNos = new Map((await this.siteChoices(ctx)).map((x) => [x.id, x.siteNo]));
     const svc = this.subjects;
     const pageCount = Math.ceil(first.totalCount / EXPORT_PAGE);
     async function* pages() {
@@ -357,6 +364,6 @@ export class SubjectsExcelService {
         yield p.content;
       }
     }
-    return streamSubjectExport(ctx.language, timeZone, pages());
+    return streamSubjectExport(ctx.language, timeZone, (id) => siteNos.get(id) ?? '', pages());
   }
 }

@@ -199,7 +199,8 @@ export default function SubjectListPage() {
     {
       title: t('col.currentVisit'),
       key: 'currentVisit',
-      width: 150,
+      width: 160,
+      ellipsis: true,
       render: (_: unknown, r) => {
         const label = currentVisitLabel(r, t('allVisitsDone'));
         return (
@@ -215,7 +216,7 @@ export default function SubjectListPage() {
     {
       title: t('col.formProgress'),
       key: 'formProgress',
-      width: 170,
+      width: 140,
       render: (_: unknown, r) =>
         (r.formsTotal ?? 0) > 0 ? (
           <Tooltip title={`${r.formsDone ?? 0}/${r.formsTotal}`}>
@@ -227,7 +228,7 @@ export default function SubjectListPage() {
                 size="small"
                 percent={formPercent(r.formsDone, r.formsTotal)}
                 showInfo={false}
-                style={{ width: 80, margin: 0 }}
+                style={{ width: 64, margin: 0 }}
               />
               <Typography.Text type="secondary" style={{ fontSize: 12, whiteSpace: 'nowrap' }}>
                 {r.formsDone ?? 0}/{r.formsTotal}
@@ -459,7 +460,7 @@ export default function SubjectListPage() {
             dataSource={q.data?.content ?? []}
             loading={q.isFetching}
             onChange={onTable}
-            scroll={{ x: 1400 }}
+            scroll={{ x: 1380 }}
             data-testid="subject-table"
             locale={{
               emptyText: (
