@@ -144,6 +144,20 @@ test('crc1 imports subjects from Excel: a bad row is listed and nothing is creat
   expect(rows[2]![3]).toBe('Informed Consent');
   const shownVisit = (await page.getByTestId(`subject-visit-${NO1}`).innerText()).trim();
   expect(rows[1]![10] || '—').toBe(shownVisit);
+
+  // the visit filter: subjects whose current visit is the chosen planned visit; the export follows it
+  await page.getByTestId('filter-visit').click();
+  await page
+    .locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden) .ant-select-item-option')
+    .filter({ hasText: shownVisit })
+    .first()
+    .click();
+  await expect(page.getByTestId(`subject-link-${NO1}`)).toBeVisible();
+  const ex2 = page.waitForEvent('download');
+  await page.getByTestId('subject-export').click();
+  const rows2 = rowsOf((await readXlsx(await (await ex2).path())).worksheets[0]!);
+  expect(rows2.slice(1).every((r) => r[10] === shownVisit)).toBe(true);
+  expect(rows2.slice(1).map((r) => r[0])).toContain(NO1);
 });
 
 test('the same in Chinese: list columns and the dialog listing a bad row', async ({ browser }) => {
