@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { auditEvents, users } from '../src/db/schema';
-import { GENESIS_HASH, hashRow, verifyAuditChains } from '../src/modules/audit/audit.service';
+import { GENESIS_HASH, hashRow, recordAudit, verifyAuditChains } from '../src/modules/audit/audit.service';
 import { sha256Hex, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
@@ -76,6 +76,24 @@ describe('audit trail', () => {
     const system = await s.database.db.select().from(auditEvents).where(eq(auditEvents.chainKey, 'system')).orderBy(asc(auditEvents.seq));
     expect(system[0]!.prevHash).toBe(GENESIS_HASH);
     for (let i = 1; i < system.length; i++) expect(system[i]!.prevHash).toBe(system[i - 1]!.hash);
+  });
+
+  it('stores any text exactly as hashed: quotes, backslashes, the word NULL, braces, new lines, emoji', async () => {
+    const db = s.database.db;
+    const odd = ['NULL', 'a "quoted" \\ back\\slash', '{1,2}', 'line1\nline2', '患者 🧪', '', ' padded '];
+    await db.transaction((tx) =>
+      recordAudit(
+        tx,
+        { userId: null, userName: 'test', env: 'PRO', requestId: 'r-odd', ip: '127.0.0.1' },
+        odd.map((v, i) => ({ action: 'test.odd', entity: 'test', entityId: i, projectId: 1, subjectId: 999_999, oldValue: v, newValue: { v }, field: v || null })),
+      ),
+    );
+    const rows = await rowsFor('test.odd');
+    expect(rows.map((r) => r.oldValue)).toEqual(odd);
+    expect(rows.map((r) => r.newValue)).toEqual(odd.map((v) => JSON.stringify({ v })));
+    expect(rows.map((r) => r.chainKey)).toEqual(odd.map(() => 'project:1:subject:999999'));
+    expect(rows.map((r) => r.seq)).toEqual(odd.map((_, i) => i + 1));
+    expect((await verifyAuditChains(db, { chainKey: 'project:1:subject:999999' })).breaks).toEqual([]);
   });
 
   it('the database refuses UPDATE, DELETE and TRUNCATE on the trail', async () => {

@@ -36,7 +36,8 @@ export async function openDatabase(opts: { databaseUrl?: string | undefined; dat
     const { default: pg } = await import('pg');
     const { drizzle } = await import('drizzle-orm/node-postgres');
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: Number(process.env.PG_POOL_MAX ?? 10) });
+    const { PreparingClient } = await import('./prepared-client');
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: Number(process.env.PG_POOL_MAX ?? 10), Client: PreparingClient });
     const db = drizzle(pool, { schema }) as unknown as Db;
     await migrate(drizzle(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
     return {

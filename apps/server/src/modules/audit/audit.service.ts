@@ -9,6 +9,7 @@ import { asc, desc, eq, gt, and, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { auditEvents } from '../../db/schema';
 import type { AuthedContext } from '../../lib/context';
+import { unnestRows } from '../../lib/sql';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -109,7 +110,7 @@ export async function recordAudit(tx: Tx, actor: AuditActor, entries: AuditEntry
       .limit(1);
     let seq = last?.seq ?? 0;
     let prevHash = last?.hash ?? GENESIS_HASH;
-    const rows: (typeof auditEvents.$inferInsert)[] = [];
+    const rows: (Content & { prevHash: string; hash: string })[] = [];
     for (const e of list) {
       seq += 1;
       const content: Content = {
@@ -136,7 +137,21 @@ export async function recordAudit(tx: Tx, actor: AuditActor, entries: AuditEntry
       rows.push({ ...content, prevHash, hash });
       prevHash = hash;
     }
-    await tx.insert(auditEvents).values(rows);
+    const a = auditEvents;
+    await tx.execute(
+      sql`insert into ${a} ${unnestRows(
+        [
+          [a.chainKey, 'varchar'], [a.seq, 'int'], [a.env, 'varchar'], [a.projectId, 'int'], [a.siteId, 'int'], [a.subjectId, 'int'],
+          [a.userId, 'int'], [a.userName, 'varchar'], [a.action, 'varchar'], [a.entity, 'varchar'], [a.entityId, 'varchar'],
+          [a.field, 'varchar'], [a.oldValue, 'text'], [a.newValue, 'text'], [a.reason, 'text'], [a.requestId, 'varchar'],
+          [a.ip, 'varchar'], [a.createdAt, 'timestamptz'], [a.prevHash, 'varchar'], [a.hash, 'varchar'],
+        ],
+        rows.map((r) => [
+          r.chainKey, r.seq, r.env, r.projectId, r.siteId, r.subjectId, r.userId, r.userName, r.action, r.entity, r.entityId,
+          r.field, r.oldValue, r.newValue, r.reason, r.requestId, r.ip, r.createdAt.toISOString(), r.prevHash, r.hash,
+        ]),
+      )}`,
+    );
   }
 }
 

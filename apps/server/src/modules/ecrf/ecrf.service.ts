@@ -26,6 +26,7 @@ import { crfInstances, crfValueHistory, crfValues, forms, subjectUnscheduledVisi
 import { AppError, type FieldProblem } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, recordAudit } from '../audit/audit.service';
+import { unnestRows } from '../../lib/sql';
 import { SubjectsService } from '../subjects/subjects.service';
 import { translator } from '../../lib/i18n';
 
@@ -239,20 +240,22 @@ export class EcrfService {
         });
       }
       if (upserts.length) {
-        await tx
-          .insert(crfValues)
-          .values(upserts)
-          .onConflictDoUpdate({
-            target: [crfValues.instanceId, crfValues.variable],
-            set: {
-              value: sql`excluded.value`,
-              entryMode: sql`excluded.entry_mode`,
-              updatedBy: sql`excluded.updated_by`,
-              updatedAt: sql`excluded.updated_at`,
-            },
-          });
+        const c = crfValues;
+        await tx.execute(sql`insert into ${c} ${unnestRows(
+          [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz']],
+          upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.updatedBy, now.toISOString()]),
+        )}
+          on conflict (instance_id, variable) do update set value = excluded.value, entry_mode = excluded.entry_mode,
+             updated_by = excluded.updated_by, updated_at = excluded.updated_at`);
       }
-      if (history.length) await tx.insert(crfValueHistory).values(history);
+      if (history.length) {
+        const h = crfValueHistory;
+        await tx.execute(sql`insert into ${h} ${unnestRows(
+          [[h.instanceId, 'int'], [h.variable, 'varchar'], [h.oldValue, 'jsonb'], [h.newValue, 'jsonb'], [h.entryMode, 'int'], [h.reason, 'varchar'],
+           [h.instanceVersion, 'int'], [h.userId, 'int'], [h.userName, 'varchar']],
+          history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName]),
+        )}`);
+      }
       // a new instance or a new status moves the subject's current visit and form progress
       if (prevStatus !== status) await this.subjects.refreshProgress(tx, [subject.id]);
       await recordAudit(tx, actorOf(ctx), audits);
