@@ -22,7 +22,7 @@ import {
 import type { z } from 'zod';
 import type { saveBatchRequest, unscheduledRequest } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
-import { crfInstances, crfValueHistory, crfValues, forms, subjectUnscheduledVisits, users, visitForms, visits } from '../../db/schema';
+import { crfInstances, crfValueHistory, crfValues, forms, subjects, subjectUnscheduledVisits, users, visitForms, visits } from '../../db/schema';
 import { AppError, type FieldProblem } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, recordAudit } from '../audit/audit.service';
@@ -40,14 +40,19 @@ export class EcrfService {
     this.subjects = new SubjectsService(db);
   }
 
-  /** The subject, the visit of its design version, and the form assigned to that visit. */
+  /** The subject, the visit of its design version, and the form assigned to that visit (one statement). */
   private async resolve(tx: Db | Tx, ctx: ProjectScopedContext, key: Key) {
-    const subject = await this.subjects.find(tx, ctx, key.ptsId);
+    const [r] = await tx
+      .select({ subject: subjects, visit: visits, form: forms })
+      .from(subjects)
+      .leftJoin(visits, and(eq(visits.id, key.visitId), eq(visits.versionId, subjects.designVersionId)))
+      .leftJoin(visitForms, and(eq(visitForms.visitId, visits.id), eq(visitForms.formId, key.formId)))
+      .leftJoin(forms, eq(forms.id, visitForms.formId))
+      .where(and(eq(subjects.id, key.ptsId), this.subjects.scope(ctx)));
+    if (!r) throw new AppError('NOT_FOUND', { entity: 'subject' });
+    const { subject, visit, form } = r;
     if (subject.status === 0) throw new AppError('SUBJECT_DELETED');
-    const [visit] = await tx.select().from(visits).where(eq(visits.id, key.visitId));
-    if (!visit || visit.versionId !== subject.designVersionId) throw new AppError('NOT_FOUND', { entity: 'visit' });
-    const [link] = await tx.select().from(visitForms).where(and(eq(visitForms.visitId, visit.id), eq(visitForms.formId, key.formId)));
-    const [form] = link ? await tx.select().from(forms).where(eq(forms.id, key.formId)) : [];
+    if (!visit) throw new AppError('NOT_FOUND', { entity: 'visit' });
     if (!form) throw new AppError('NOT_FOUND', { entity: 'form' });
     if (visit.unscheduled !== key.unscheduledId > 0) throw new AppError('NOT_FOUND', { entity: 'visit' });
     if (key.unscheduledId > 0) {
@@ -81,17 +86,21 @@ export class EcrfService {
 
   async view(ctx: ProjectScopedContext, key: Key): Promise<CrfInstanceView> {
     const { form, def } = await this.resolve(this.db, ctx, key);
-    const inst = await this.instanceOf(this.db, key);
+    return this.viewOf(this.db, form, def, await this.instanceOf(this.db, key));
+  }
+
+  /** What the entry screen shows of an instance: its state, each item's value with who set it, the definition. */
+  private async viewOf(db: Db | Tx, form: typeof forms.$inferSelect, def: FormDefinition, inst: typeof crfInstances.$inferSelect | null): Promise<CrfInstanceView> {
     const values: CrfInstanceView['values'] = {};
     let certifiedBy: string | null = null;
     if (inst) {
-      const rows = await this.db
+      const rows = await db
         .select({ v: crfValues, name: users.name })
         .from(crfValues)
         .leftJoin(users, eq(users.id, crfValues.updatedBy))
         .where(eq(crfValues.instanceId, inst.id));
       for (const r of rows) values[r.v.variable] = { value: r.v.value?.v ?? null, entryMode: r.v.entryMode, sourceRef: r.v.sourceRef, updatedBy: r.name, updateTime: r.v.updatedAt.toISOString() };
-      if (inst.certifiedBy) certifiedBy = (await this.db.select({ n: users.name }).from(users).where(eq(users.id, inst.certifiedBy)))[0]?.n ?? null;
+      if (inst.certifiedBy) certifiedBy = (await db.select({ n: users.name }).from(users).where(eq(users.id, inst.certifiedBy)))[0]?.n ?? null;
     }
     return {
       instance: inst
@@ -108,8 +117,8 @@ export class EcrfService {
 
   /** Saves a batch of items of one form instance in one transaction. */
   async saveBatch(ctx: ProjectScopedContext, input: z.output<typeof saveBatchRequest>): Promise<CrfInstanceView> {
-    await this.db.transaction(async (tx) => {
-      const { subject, def } = await this.resolve(tx, ctx, input);
+    return this.db.transaction(async (tx) => {
+      const { subject, form, def } = await this.resolve(tx, ctx, input);
       let inst = await this.instanceOf(tx, input);
       if (inst?.status === CRF_STATUS.certified) throw new AppError('FORM_CERTIFIED');
       if (inst && input.version !== inst.version) {
@@ -259,8 +268,9 @@ export class EcrfService {
       // a new instance or a new status moves the subject's current visit and form progress
       if (prevStatus !== status) await this.subjects.refreshProgress(tx, [subject.id]);
       await recordAudit(tx, actorOf(ctx), audits);
+      // the saved state as this transaction wrote it
+      return this.viewOf(tx, form, def, inst);
     });
-    return this.view(ctx, input);
   }
 
   private async instanceById(tx: Db | Tx, ctx: ProjectScopedContext, id: number) {

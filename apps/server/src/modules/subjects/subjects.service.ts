@@ -43,9 +43,9 @@ export class SubjectsService {
   }
 
   /** The list's columns: the subject, its site and organisation, and the name of its current visit. */
-  private rowSelect() {
+  private rowSelect(total: SQL = sql`null`) {
     return this.db
-      .select({ s: subjects, siteName: sites.name, orgId: sites.orgId, orgNo: organizations.code, visitName: visits.name })
+      .select({ s: subjects, siteName: sites.name, orgId: sites.orgId, orgNo: organizations.code, visitName: visits.name, total: sql<number | null>`(${total})` })
       .from(subjects)
       .innerJoin(sites, eq(sites.id, subjects.siteId))
       .innerJoin(organizations, eq(organizations.id, sites.orgId))
@@ -134,15 +134,25 @@ export class SubjectsService {
       createTime: subjects.createdAt,
       siteName: subjects.siteId,
     }[q.sortField];
-    const [total, list] = await Promise.all([
-      q.keyword || q.identifier || q.startDate || q.endDate ? this.db.select({ n: count() }).from(subjects).where(where) : this.countByKeys(ctx, q, recycleBin),
-      this.rowSelect()
-        .where(where)
-        .orderBy(q.sortOrder === 'desc' ? desc(sortCol) : asc(sortCol), q.sortOrder === 'desc' ? desc(subjects.id) : asc(subjects.id))
-        .limit(q.pageSize)
-        .offset((q.pageNumber - 1) * q.pageSize),
-    ]);
-    return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total[0]?.n ?? 0, content: list.map((r) => this.toRow(ctx, r)) };
+    const order = [q.sortOrder === 'desc' ? desc(sortCol) : asc(sortCol), q.sortOrder === 'desc' ? desc(subjects.id) : asc(subjects.id)];
+    const offset = (q.pageNumber - 1) * q.pageSize;
+    if (q.keyword || q.identifier || q.startDate || q.endDate) {
+      // filters the counters do not hold: the rows and an exact count side by side
+      const [total, list] = await Promise.all([
+        this.db.select({ n: count() }).from(subjects).where(where),
+        this.rowSelect().where(where).orderBy(...order).limit(q.pageSize).offset(offset),
+      ]);
+      return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total[0]?.n ?? 0, content: list.map((r) => this.toRow(ctx, r)) };
+    }
+    // otherwise the total rides along with the rows, summed from the counters: one statement per page
+    const counted = this.countByKeys(ctx, q, recycleBin);
+    const list = await this.rowSelect(sql`${counted}`)
+      .where(where)
+      .orderBy(...order)
+      .limit(q.pageSize)
+      .offset(offset);
+    const totalCount = list.length ? Number(list[0]!.total) : ((await counted)[0]?.n ?? 0);
+    return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount, content: list.map((r) => this.toRow(ctx, r)) };
   }
 
   /** The exact total of a list filtered only by site, status and visit: summed from subject_counts. */
