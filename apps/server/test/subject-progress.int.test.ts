@@ -90,11 +90,13 @@ describe('current visit and form progress', () => {
     expect(del.status, JSON.stringify(del.body)).toBe(200);
     expect((await list({})).totalCount).toBe(before.totalCount - 1);
     expect((await list({ visitId: plan.V2!.visitId })).totalCount).toBe(0);
-    const bin = await s.api.post<{ totalCount: number; content: Row[] }>('/project/failedPts/list', { token: crc1, headers: P, json: {} });
+    const bin = await s.api.post<{ totalCount: number; content: (Row & { deleteReason: string | null })[] }>('/project/failedPts/list', { token: crc1, headers: P, json: {} });
     expect(bin.body.data.totalCount).toBe(bin.body.data.content.length);
+    expect(bin.body.data.content.find((r) => r.ptsId === ptsId)?.deleteReason).toBe('entered twice');
     const restored = await s.api.post('/project/failedPts/restore', { token: dm, headers: P, json: { ptsId, reason: 'not a duplicate' } });
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect((await list({ visitId: plan.V2!.visitId })).totalCount).toBe(1);
+    expect(await row()).toMatchObject({ deleteReason: null });
     const mismatches = await s.database.executeSql(`
       (select project_id, env, site_id, status, coalesce(current_visit_id, 0) as visit_id, count(*)::int as n from subjects group by 1, 2, 3, 4, 5
        except select project_id, env, site_id, status, visit_id, n from subject_counts where n <> 0)

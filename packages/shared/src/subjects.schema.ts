@@ -112,6 +112,8 @@ export const subjectRow = z.object({
   createTime: z.string(),
   updateTime: z.string(),
   deleteTime: z.string().nullable(),
+  /** why it is in the recycle bin */
+  deleteReason: z.string().nullable(),
 });
 export type SubjectRow = z.infer<typeof subjectRow>;
 

@@ -429,6 +429,8 @@ export const subjects = pgTable(
     status: integer('status').notNull(),
     statusReason: varchar('status_reason', { length: 500 }),
     statusBeforeDelete: integer('status_before_delete'),
+    /** why it was moved to the recycle bin (cleared on restore; the audit trail keeps every reason) */
+    deleteReason: varchar('delete_reason', { length: 500 }),
     designVersionId: integer('design_version_id').references(() => designVersions.id),
     firstVisitDate: date('first_visit_date', { mode: 'string' }).notNull(),
     initials: varchar('initials', { length: 10 }),

@@ -81,6 +81,7 @@ export class SubjectsService {
       createTime: s.createdAt.toISOString(),
       updateTime: s.updatedAt.toISOString(),
       deleteTime: s.deletedAt?.toISOString() ?? null,
+      deleteReason: s.deleteReason,
     };
   }
 
@@ -323,7 +324,7 @@ export class SubjectsService {
       if (before.status === SUBJECT_STATUS.deleted) throw new AppError('SUBJECT_DELETED');
       await tx
         .update(subjects)
-        .set({ status: SUBJECT_STATUS.deleted, statusBeforeDelete: before.status, deletedAt: new Date(), version: before.version + 1, updatedAt: new Date() })
+        .set({ status: SUBJECT_STATUS.deleted, statusBeforeDelete: before.status, deleteReason: reason, deletedAt: new Date(), version: before.version + 1, updatedAt: new Date() })
         .where(eq(subjects.id, id));
       await recordAudit(tx, actorOf(ctx), [
         { action: 'subject.delete', entity: 'subject', entityId: id, projectId: ctx.project.id, siteId: before.siteId, subjectId: id, field: 'status', oldValue: before.status, newValue: 0, reason },
@@ -338,7 +339,7 @@ export class SubjectsService {
       const status = before.statusBeforeDelete ?? SUBJECT_STATUS.screening;
       const [after] = await tx
         .update(subjects)
-        .set({ status, statusBeforeDelete: null, deletedAt: null, version: before.version + 1, updatedAt: new Date() })
+        .set({ status, statusBeforeDelete: null, deleteReason: null, deletedAt: null, version: before.version + 1, updatedAt: new Date() })
         .where(eq(subjects.id, id))
         .returning();
       await recordAudit(tx, actorOf(ctx), [

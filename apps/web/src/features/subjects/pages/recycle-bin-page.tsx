@@ -53,6 +53,7 @@ export default function RecycleBinPage() {
       width: 160,
       render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—'),
     },
+    { title: t('col.deleteReason'), dataIndex: 'deleteReason', key: 'deleteReason', ellipsis: true, render: (v: string | null) => v ?? '—' },
   ];
   if (canRestore)
     columns.push({
