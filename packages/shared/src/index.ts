@@ -17,3 +17,4 @@ export * from './center-apply.schema';
 export * from './subjects.schema';
 export * from './ecrf.schema';
 export * from './subjects-excel.schema';
+export * from './visit-occurrences.schema';

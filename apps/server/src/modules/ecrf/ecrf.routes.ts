@@ -8,13 +8,17 @@ import {
   scheduleVisit,
   subjectIdQuery,
   unscheduledRequest,
+  visitOccurrencesRequest,
+  visitOccurrencesResult,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { EcrfService } from './ecrf.service';
+import { VisitOccurrencesService } from './visit-occurrences';
 
 export function ecrfRoutes({ database }: AppDeps): RouteSpec[] {
   const svc = new EcrfService(database.db);
+  const occurrences = new VisitOccurrencesService(database.db);
   const read = { permission: { anyOf: ['crf:result:query', 'patient:page:query'] }, scope: 'project' } as const;
   return [
     defineRoute({
@@ -26,6 +30,18 @@ export function ecrfRoutes({ database }: AppDeps): RouteSpec[] {
       query: subjectIdQuery,
       response: z.array(scheduleVisit),
       handler: ({ ctx, query }) => svc.schedule(ctx, query.ptsId),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/project/visits/occurrences',
+      // who may list subjects may see their visits (the subject list's guard and site scope)
+      guard: { permission: { anyOf: ['patient:page:query'] }, scope: 'project' },
+      summary: "Every live subject's visits (planned and unscheduled) whose window overlaps a date range, with state and forms done; capped",
+      tags: ['ecrf'],
+      bodyType: 'json',
+      body: visitOccurrencesRequest,
+      response: visitOccurrencesResult,
+      handler: ({ ctx, body }) => occurrences.list(ctx, body),
     }),
     defineRoute({
       method: 'POST',

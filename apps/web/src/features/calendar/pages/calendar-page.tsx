@@ -9,7 +9,7 @@ import { mySitesQuery } from '../../subjects/api/subjects-api';
 import { VisitStateTag } from '../../subjects/components/visit-state-tag';
 import { subjectDetailPath } from '../../subjects/subject-links';
 import { groupByDay, type VisitOccurrence } from '../calendar-logic';
-import { MAX_SUBJECTS, useAllVisits } from '../use-all-visits';
+import { useAllVisits } from '../use-all-visits';
 import '../calendar.css';
 
 const BADGE: Record<string, 'default' | 'processing' | 'error' | 'success'> = {
@@ -29,7 +29,10 @@ export default function CalendarPage() {
   const [siteId, setSiteId] = useState<number | undefined>();
   const site = siteId ?? sites.data?.[0]?.id;
   const [month, setMonth] = useState<Dayjs>(dayjs());
-  const all = useAllVisits(site);
+  // the days the month grid shows (6 weeks from the week of the 1st, whichever day a week starts on)
+  const from = month.startOf('month').subtract(6, 'day').format('YYYY-MM-DD');
+  const to = month.endOf('month').add(14, 'day').format('YYYY-MM-DD');
+  const all = useAllVisits({ from, to, siteId: site });
   const byDay = useMemo(() => groupByDay(all.visits), [all.visits]);
 
   const cell = (d: Dayjs) => {
@@ -64,9 +67,8 @@ export default function CalendarPage() {
     );
   };
 
-  const monthCount = all.visits.filter((v) =>
-    (v.planned ?? v.start ?? '').startsWith(month.format('YYYY-MM')),
-  ).length;
+  const inMonth = all.visits.filter((v) => (v.planned ?? v.start ?? '').startsWith(month.format('YYYY-MM')));
+  const monthSubjects = new Set(inMonth.map((v) => v.ptsId)).size;
 
   return (
     <div data-testid="calendar-page">
@@ -89,14 +91,14 @@ export default function CalendarPage() {
       >
         <Space size={16} wrap style={{ marginBottom: 8 }}>
           <Typography.Text type="secondary">
-            {t('calendar.summary', { count: monthCount, subjects: all.subjects.length })}
+            {t('calendar.summary', { count: inMonth.length, subjects: monthSubjects })}
           </Typography.Text>
           {(['upcoming', 'inWindow', 'overdue', 'done'] as const).map((s) => (
             <Badge key={s} status={BADGE[s]} text={t(`visitState.${s}`)} />
           ))}
-          {all.total > MAX_SUBJECTS ? (
-            <Typography.Text type="warning">
-              {t('tasks.partial', { n: MAX_SUBJECTS, total: all.total })}
+          {all.truncated ? (
+            <Typography.Text type="warning" data-testid="calendar-truncated">
+              {t('tasks.truncated', { n: all.limit })}
             </Typography.Text>
           ) : null}
         </Space>

@@ -1,25 +1,35 @@
 import { Card, Empty, Result, Table, Tag, Typography } from 'antd';
+import dayjs from 'dayjs';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { VISIT_RANGE_MAX_DAYS } from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { VisitStateTag } from '../../subjects/components/visit-state-tag';
 import { subjectDetailPath } from '../../subjects/subject-links';
 import { tasks, type VisitOccurrence } from '../calendar-logic';
-import { MAX_SUBJECTS, useAllVisits } from '../use-all-visits';
+import { useAllVisits } from '../use-all-visits';
 
 /** /project/visitTimeline/taskList: visits in window or overdue across the caller's subjects. */
 export default function TaskListPage() {
   const { t } = useTranslation('subjects');
   const loginType = useSession((s) => s.loginType);
-  const all = useAllVisits();
+  // in window today, or overdue with a window that ended in the past year (the widest range one request
+  // takes); one day past today so that a browser behind UTC still asks for the server's today
+  const all = useAllVisits({
+    from: dayjs()
+      .subtract(VISIT_RANGE_MAX_DAYS - 1, 'day')
+      .format('YYYY-MM-DD'),
+    to: dayjs().add(1, 'day').format('YYYY-MM-DD'),
+    states: ['inWindow', 'overdue'],
+  });
   const rows = tasks(all.visits);
   return (
     <div data-testid="task-list-page">
       <Card size="small" title={t('tasks.title')}>
         <Typography.Paragraph type="secondary">{t('tasks.hint')}</Typography.Paragraph>
-        {all.total > MAX_SUBJECTS ? (
-          <Typography.Paragraph type="warning">
-            {t('tasks.partial', { n: MAX_SUBJECTS, total: all.total })}
+        {all.truncated ? (
+          <Typography.Paragraph type="warning" data-testid="task-truncated">
+            {t('tasks.truncated', { n: all.limit })}
           </Typography.Paragraph>
         ) : null}
         {all.error ? (
