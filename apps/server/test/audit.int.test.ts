@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { auditEvents, users } from '../src/db/schema';
+import { auditEvents, projects, users } from '../src/db/schema';
 import { GENESIS_HASH, hashRow, recordAudit, verifyAuditChains } from '../src/modules/audit/audit.service';
 import { sha256Hex, startTestServer, type TestServer } from './harness';
 
@@ -169,5 +169,115 @@ describe('audit screens', () => {
     for (let i = 2; i <= ws.rowCount; i++) expect(ws.getRow(i).getCell(4).value).toBe('Login');
     const cra = await s.api.login('cra');
     expect((await fetch(`${s.url}/api/audit/log/v1/export`, { headers: { token: cra } })).status).toBe(403);
+  });
+});
+
+describe('project audit log filters', () => {
+  type Option = { value: string; label: string };
+  type Picker = { id: number; account: string; name: string };
+  const idOf = async (account: string) =>
+    (await s.database.db.select().from(users).where(eq(users.account, account)))[0]!;
+
+  beforeAll(async () => {
+    const db = s.database.db;
+    const [dm, crc2, pi] = await Promise.all([idOf('dm'), idOf('crc2'), idOf('pi')]);
+    const [other] = await db
+      .insert(projects)
+      .values({ no: 'AUDIT-OTHER', name: 'Another project' })
+      .returning();
+    const actor = (u: typeof dm, env: string) => ({
+      userId: u.id,
+      userName: u.name,
+      requestId: null,
+      ip: null,
+      env,
+    });
+    await db.transaction(async (tx) => {
+      // project 1 in PRO: what a monitor of project 1 in PRO may pick
+      await recordAudit(tx, actor(dm, 'PRO'), [
+        { action: 'site.update', entity: 'site', entityId: 1, projectId: 1, field: 'name', newValue: 'x' },
+      ]);
+      // project 1 in UAT: another environment's trail
+      await recordAudit(tx, actor(pi, 'UAT'), [
+        { action: 'form.add', entity: 'form', entityId: 1, projectId: 1 },
+      ]);
+      // another project in PRO
+      await recordAudit(tx, actor(crc2, 'PRO'), [
+        { action: 'org.delete', entity: 'org', entityId: 9, projectId: other!.id },
+      ]);
+    });
+  });
+
+  it('answers a monitor the event names of this project in this environment, translated', async () => {
+    const cra = await s.api.login('cra');
+    const en = await s.api.get<Option[]>('/project/auditLogs/eventNameList', {
+      token: cra,
+      headers: { proId: 1, proType: 'PRO', language: 'en_US' },
+    });
+    expect(en.status).toBe(200);
+    expect(en.body.data).toContainEqual({ value: 'site.update', label: 'Site updated' });
+    const values = en.body.data.map((x) => x.value);
+    // another environment's and another project's events, and trail-wide ones (logins), are not offered
+    expect(values).not.toContain('form.add');
+    expect(values).not.toContain('org.delete');
+    expect(values).not.toContain('login.success');
+    expect(values).toEqual([...values].sort());
+    const zh = await s.api.get<Option[]>('/project/auditLogs/eventNameList', {
+      token: cra,
+      headers: { proId: 1, proType: 'PRO' },
+    });
+    expect(zh.body.data.find((x) => x.value === 'site.update')!.label).toBe('修改中心');
+    // every name offered filters to at least one row of the project page
+    const listed = await s.api.post<{ totalCount: number }>('/project/auditLogs/listByPage', {
+      token: cra,
+      headers: { proId: 1, proType: 'PRO' },
+      form: { action: 'site.update' },
+    });
+    expect(listed.body.data.totalCount).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers a monitor the users of this trail, by keyword, at most 20', async () => {
+    const cra = await s.api.login('cra');
+    const headers = { proId: 1, proType: 'PRO' };
+    const all = await s.api.get<Picker[]>('/project/auditLogs/userList', { token: cra, headers });
+    expect(all.status).toBe(200);
+    const accounts = all.body.data.map((u) => u.account);
+    expect(accounts).toContain('dm');
+    expect(accounts).not.toContain('crc2'); // only in another project's trail
+    expect(accounts).not.toContain('pi'); // only in the UAT trail
+    expect(all.body.data.length).toBeLessThanOrEqual(20);
+    const dana = await s.api.get<Picker[]>('/project/auditLogs/userList?keyword=dana', {
+      token: cra,
+      headers,
+    });
+    expect(dana.body.data.map((u) => u.account)).toEqual(['dm']);
+    const none = await s.api.get<Picker[]>('/project/auditLogs/userList?keyword=Ben', {
+      token: cra,
+      headers,
+    });
+    expect(none.body.data).toEqual([]);
+    const tooMany = await s.api.get('/project/auditLogs/userList?limit=21', { token: cra, headers });
+    expect(tooMany.status).toBe(400);
+    // in UAT the same monitor sees that trail's people instead
+    const uat = await s.api.get<Picker[]>('/project/auditLogs/userList', {
+      token: cra,
+      headers: { proId: 1, proType: 'UAT' },
+    });
+    expect(uat.body.data.map((u) => u.account)).toContain('pi');
+    expect(uat.body.data.map((u) => u.account)).not.toContain('dm');
+  });
+
+  it('refuses callers without access to the project with 403', async () => {
+    const admin = await s.api.login('admin'); // system administrator, not a member of project 1
+    for (const url of ['/project/auditLogs/eventNameList', '/project/auditLogs/userList']) {
+      const r = await s.api.get(url, { token: admin, headers: { proId: 1, proType: 'PRO' } });
+      expect(r.status, url).toBe(403);
+    }
+    const cra = await s.api.login('cra');
+    const [other] = await s.database.db.select().from(projects).where(eq(projects.no, 'AUDIT-OTHER'));
+    for (const url of ['/project/auditLogs/eventNameList', '/project/auditLogs/userList']) {
+      const r = await s.api.get(url, { token: cra, headers: { proId: other!.id, proType: 'PRO' } });
+      expect(r.status, url).toBe(403);
+    }
   });
 });

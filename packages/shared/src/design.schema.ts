@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { conditionError, referencedVariables } from './conditions';
+import { siteDetailRow } from './projects.schema';
 
 export const FIELD_TYPES = ['text', 'textarea', 'number', 'date', 'datetime', 'radio', 'checkbox', 'select', 'file'] as const;
 export const COMPONENT_TYPES = [...FIELD_TYPES, 'table'] as const;
@@ -269,6 +270,19 @@ export const visitRow = z.object({
   formIds: z.array(z.number().int()),
 });
 export type VisitRow = z.infer<typeof visitRow>;
+
+/**
+ * A site's visit schedule (GET /pro/site/schedule/get): the design version in force in the environment (null when
+ * none is published to it) with its visits, and the stages and forms those visits name by id.
+ */
+export const siteSchedule = z.object({
+  site: siteDetailRow,
+  version: versionRow.nullable(),
+  visits: z.array(visitRow),
+  stages: z.array(z.object({ id: z.number().int(), name: z.string(), sortOrder: z.number().int() })),
+  forms: z.array(z.object({ id: z.number().int(), code: z.string(), name: z.string(), nameEn: z.string().nullable() })),
+});
+export type SiteSchedule = z.infer<typeof siteSchedule>;
 
 export const formSave = z.object({
   versionId: z.coerce.number().int().positive(),

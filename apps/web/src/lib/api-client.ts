@@ -27,6 +27,8 @@ export interface RequestOptions {
   /** a 401 here does not open the Login Expired dialog (spec §8: badge and logout calls) */
   ignore401?: boolean;
   signal?: AbortSignal;
+  /** headers of this request only, over the session's (e.g. proSiteId of a site other than the current one) */
+  headers?: Record<string, string | number>;
 }
 
 export interface ErrorDetail {
@@ -148,6 +150,7 @@ function report(err: ApiError, opts: RequestOptions): ApiError {
 export async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
   const method = opts.method ?? 'POST';
   const headers = buildHeaders();
+  for (const [k, v] of Object.entries(opts.headers ?? {})) headers.set(k, String(v));
   let url = `${API_PREFIX}${path.startsWith('/') ? path : `/${path}`}`;
   let body: BodyInit | undefined;
   if (method === 'GET') {

@@ -6,15 +6,27 @@ import { z } from 'zod';
 import ExcelJS from 'exceljs';
 import type { FastifyReply } from 'fastify';
 import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
-import { auditLogPage, auditLogQuery, type AuditLogRow, type Language } from '@esource/shared';
+import { auditLogPage, auditLogQuery, userPickerRow, type AuditLogRow, type Language } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { auditEvents } from '../../db/schema';
 import { translator } from '../../lib/i18n';
 import type { Db } from '../../db/client';
+import { projectEventNames, projectTrail, projectTrailUsers } from './audit.service';
 
 type Query = z.output<typeof auditLogQuery>;
 const exportQuery = auditLogQuery;
+const eventOption = z.object({ value: z.string(), label: z.string() });
+/** The project page's user filter: a keyword, at most 20 answers. */
+const trailUserQuery = z.object({
+  keyword: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(50).optional()),
+  limit: z.coerce.number().int().min(1).max(20).default(20),
+});
+
+function labelled(lang: Language, actions: string[]) {
+  const t = translator(lang);
+  return actions.map((a) => ({ value: a, label: t(`auditActions.${a}`, { defaultValue: a }) }));
+}
 /** At most this many rows go into one export file. */
 export const AUDIT_EXPORT_MAX = 100_000;
 export const LOGIN_ACTIONS = ['login.success', 'login.failure', 'logout'] as const;
@@ -104,11 +116,10 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['syslog:audit-track:query', 'syslog:audit-supervise-log:query', 'prolog:audit-action:query'] }, scope: 'system' },
       summary: 'Event names present in the audit trail (for the event filter)',
       tags: ['audit'],
-      response: z.array(z.object({ value: z.string(), label: z.string() })),
+      response: z.array(eventOption),
       handler: async ({ ctx }) => {
-        const t = translator(ctx.language);
         const rows = await db.selectDistinct({ a: auditEvents.action }).from(auditEvents).orderBy(asc(auditEvents.action));
-        return rows.map((r) => ({ value: r.a, label: t(`auditActions.${r.a}`, { defaultValue: r.a }) }));
+        return labelled(ctx.language, rows.map((r) => r.a));
       },
     }),
     defineRoute({
@@ -140,7 +151,26 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       tags: ['audit'],
       body: auditLogQuery,
       response: auditLogPage,
-      handler: ({ ctx, body }) => page(db, and(eq(auditEvents.projectId, ctx.project.id), eq(auditEvents.env, ctx.env), ...filters(body)), body),
+      handler: ({ ctx, body }) => page(db, and(projectTrail(ctx.project.id, ctx.env), ...filters(body)), body),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/project/auditLogs/eventNameList',
+      guard: projectGuard,
+      summary: "Event names present in the open project's trail in this environment (for the event filter)",
+      tags: ['audit'],
+      response: z.array(eventOption),
+      handler: async ({ ctx }) => labelled(ctx.language, await projectEventNames(db, ctx.project.id, ctx.env)),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/project/auditLogs/userList',
+      guard: projectGuard,
+      summary: "Users who appear in the open project's trail in this environment, by account or name keyword (at most 20)",
+      tags: ['audit'],
+      query: trailUserQuery,
+      response: z.array(userPickerRow),
+      handler: ({ ctx, query }) => projectTrailUsers(db, ctx.project.id, ctx.env, query.keyword, query.limit),
     }),
     defineRoute({
       method: 'GET',
@@ -154,7 +184,7 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       handler: ({ ctx, query, reply }) =>
         exportXlsx(
           db,
-          and(eq(auditEvents.projectId, ctx.project.id), eq(auditEvents.env, ctx.env), ...filters(query)),
+          and(projectTrail(ctx.project.id, ctx.env), ...filters(query)),
           ctx.language,
           reply,
           `${ctx.project.no}-audit-${ctx.env}-${stamp()}.xlsx`,

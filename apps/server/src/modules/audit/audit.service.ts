@@ -5,11 +5,12 @@
  * forged row breaks the chain; the database refuses UPDATE/DELETE/TRUNCATE on the table.
  */
 import { createHmac } from 'node:crypto';
-import { asc, desc, eq, gt, and, sql } from 'drizzle-orm';
+import { asc, desc, eq, gt, and, ilike, inArray, isNotNull, or, sql } from 'drizzle-orm';
+import type { UserPickerRow } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
-import { auditEvents } from '../../db/schema';
+import { auditEvents, organizations, users } from '../../db/schema';
 import type { AuthedContext } from '../../lib/context';
-import { unnestRows } from '../../lib/sql';
+import { likeOf, unnestRows } from '../../lib/sql';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -225,4 +226,46 @@ export async function verifyAuditChains(db: Db, opts: { chainKey?: string; batch
     }
   }
   return result;
+}
+
+/** Where one project's trail in one environment is: the rows /project/auditLogs shows. */
+export function projectTrail(projectId: number, env: string) {
+  return and(eq(auditEvents.projectId, projectId), eq(auditEvents.env, env));
+}
+
+/** The event names that occur in a project's trail in one environment (the project page's event filter). */
+export async function projectEventNames(db: Db, projectId: number, env: string): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ a: auditEvents.action })
+    .from(auditEvents)
+    .where(projectTrail(projectId, env))
+    .orderBy(asc(auditEvents.action));
+  return rows.map((r) => r.a);
+}
+
+/**
+ * The users who appear in a project's trail in one environment, whose account or name contains the keyword (the
+ * project page's user filter). Only people who acted in this trail: a monitor does not browse the user directory.
+ */
+export async function projectTrailUsers(
+  db: Db,
+  projectId: number,
+  env: string,
+  keyword: string | undefined,
+  limit: number,
+): Promise<UserPickerRow[]> {
+  const actors = db
+    .selectDistinct({ id: auditEvents.userId })
+    .from(auditEvents)
+    .where(and(projectTrail(projectId, env), isNotNull(auditEvents.userId)));
+  const kw = keyword ? likeOf(keyword) : null;
+  return db
+    .select({ id: users.id, account: users.account, name: users.name, orgName: organizations.name })
+    .from(users)
+    .leftJoin(organizations, eq(organizations.id, users.orgId))
+    .where(
+      and(inArray(users.id, actors), kw ? or(ilike(users.account, kw), ilike(users.name, kw)) : undefined),
+    )
+    .orderBy(asc(users.name), asc(users.id))
+    .limit(limit);
 }

@@ -5,11 +5,11 @@
 import { z } from 'zod';
 import { and, asc, eq, inArray, ne } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { siteDetailRow, siteInput, siteUpdate, versionRow, visitRow } from '@esource/shared';
+import { siteDetailRow, siteInput, siteSchedule, siteUpdate } from '@esource/shared';
 import { DesignService } from '../design/design.service';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
-import { organizations, projectMembers, sites, users } from '../../db/schema';
+import { forms, organizations, projectMembers, sites, stages, users } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import type { ProjectScopedContext } from '../../lib/context';
@@ -88,12 +88,27 @@ export function siteRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['research:page:query', 'patient:page:query'] }, scope: 'site' },
       summary: "A site's visit schedule: the visit plan in force in this environment (site in proSiteId)",
       tags: ['sites'],
-      response: z.object({ site: siteDetailRow, version: versionRow.nullable(), visits: z.array(visitRow) }),
+      response: siteSchedule,
       handler: async ({ ctx }) => {
         const [site] = await list(ctx, ctx.siteId);
         if (!site) throw new AppError('NOT_FOUND', { entity: 'site' });
         const plan = await design.enabledVersionVisits(ctx);
-        return { site, ...plan };
+        if (!plan.version) return { site, ...plan, stages: [], forms: [] };
+        // the visits name stages and forms by id: the names come with them, so a reader needs no design permission
+        const versionId = plan.version.id;
+        const [st, fs] = await Promise.all([
+          db
+            .select({ id: stages.id, name: stages.name, sortOrder: stages.sortOrder })
+            .from(stages)
+            .where(eq(stages.versionId, versionId))
+            .orderBy(asc(stages.sortOrder), asc(stages.id)),
+          db
+            .select({ id: forms.id, code: forms.code, name: forms.name, nameEn: forms.nameEn })
+            .from(forms)
+            .where(eq(forms.versionId, versionId))
+            .orderBy(asc(forms.sortOrder), asc(forms.code)),
+        ]);
+        return { site, ...plan, stages: st, forms: fs };
       },
     }),
     defineRoute({

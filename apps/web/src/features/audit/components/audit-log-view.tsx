@@ -10,6 +10,7 @@ import {
   auditApi,
   auditEventsQuery,
   auditPageQuery,
+  auditUsersQuery,
   saveBlob,
   type AuditFilters,
   type AuditSource,
@@ -77,14 +78,8 @@ export function AuditLogView({
   const login = source.key === 'login';
 
   const q = useQuery(auditPageQuery(source, { ...filters, pageNumber: page, pageSize }, `${scope}:${i18n.language}`));
-  const events = useQuery(auditEventsQuery(i18n.language, !login));
-  const users = useQuery({
-    queryKey: ['audit', 'users', userKw],
-    queryFn: () => auditApi.users(userKw),
-    enabled: canPickUser,
-    retry: false,
-    staleTime: 10_000,
-  });
+  const events = useQuery(auditEventsQuery(source, scope, i18n.language));
+  const users = useQuery(auditUsersQuery(source, scope, userKw, canPickUser));
   const eventLabel = useMemo(() => new Map((events.data ?? []).map((e) => [e.value, e.label])), [events.data]);
   // the server translates event names; where it has no label yet (it answers the code), a web label stands in
   const labelOf = (action: string) => {

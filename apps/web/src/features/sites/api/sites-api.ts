@@ -1,5 +1,5 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import type { MemberRow, OrgRow, SiteDetailRow } from '@esource/shared';
+import type { MemberRow, OrgRow, SiteDetailRow, SiteSchedule } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 
 interface Page<T> {
@@ -23,6 +23,22 @@ export const sitesQuery = (env: string, projectId: number | null) =>
     queryKey: ['sites', env, projectId],
     queryFn: () => api.post<SiteDetailRow[]>('/pro/site/list'),
     enabled: projectId !== null,
+  });
+
+/**
+ * GET /pro/site/schedule/get: one site's visit schedule in the current environment. The route is site-scoped (the
+ * site travels in the proSiteId header); the sites page names the site of the row, not the session's current site.
+ */
+export const siteScheduleQuery = (env: string, projectId: number | null, siteId: number | null) =>
+  queryOptions({
+    queryKey: ['sites', 'schedule', env, projectId, siteId],
+    queryFn: () =>
+      api.get<SiteSchedule>('/pro/site/schedule/get', undefined, {
+        headers: siteId !== null ? { proSiteId: siteId } : {},
+        silent: true,
+      }),
+    enabled: projectId !== null && siteId !== null,
+    retry: false,
   });
 
 /** POST /org/info/page: organisations for the picker (searched by name or code). */

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Alert, App, Button, Card, Empty, Result, Space, Table, Tag, Typography } from 'antd';
 import type { TableColumnsType } from 'antd';
-import { EditOutlined, PlusOutlined } from '@ant-design/icons';
+import { CalendarOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { can, type Permission, type SiteDetailRow } from '@esource/shared';
@@ -9,6 +9,7 @@ import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import { sitesQuery } from '../api/sites-api';
 import { SiteDialog } from '../components/site-dialog';
+import { SiteScheduleDrawer } from '../components/site-schedule-drawer';
 
 /** /project/centerList (research:page:query): the open project's sites in the current environment. */
 export default function SitesPage() {
@@ -21,6 +22,7 @@ export default function SitesPage() {
   const allowed = (p: Permission) => Boolean(access && can(access.pms, { anyOf: [p] }));
   const q = useQuery(sitesQuery(env, projectId));
   const [dialog, setDialog] = useState<{ site?: SiteDetailRow } | null>(null);
+  const [schedule, setSchedule] = useState<SiteDetailRow | null>(null);
 
   const columns: TableColumnsType<SiteDetailRow> = [
     { title: t('col.siteNo'), dataIndex: 'siteNo', key: 'siteNo', width: 140 },
@@ -43,23 +45,36 @@ export default function SitesPage() {
       ),
     },
   ];
-  if (allowed('research:page:update'))
-    columns.push({
-      title: t('col.actions'),
-      key: 'actions',
-      width: 100,
-      render: (_: unknown, r) => (
+  const canEdit = allowed('research:page:update');
+  columns.push({
+    title: t('col.actions'),
+    key: 'actions',
+    width: canEdit ? 220 : 140,
+    render: (_: unknown, r) => (
+      <Space size={0}>
         <Button
           type="link"
           size="small"
-          icon={<EditOutlined />}
-          onClick={() => setDialog({ site: r })}
-          data-testid={`site-edit-${r.siteNo}`}
+          icon={<CalendarOutlined />}
+          onClick={() => setSchedule(r)}
+          data-testid={`site-schedule-${r.siteNo}`}
         >
-          {t('edit.button')}
+          {t('schedule.button')}
         </Button>
-      ),
-    });
+        {canEdit ? (
+          <Button
+            type="link"
+            size="small"
+            icon={<EditOutlined />}
+            onClick={() => setDialog({ site: r })}
+            data-testid={`site-edit-${r.siteNo}`}
+          >
+            {t('edit.button')}
+          </Button>
+        ) : null}
+      </Space>
+    ),
+  });
 
   return (
     <div data-testid="sites-page">
@@ -113,6 +128,7 @@ export default function SitesPage() {
           />
         )}
       </Card>
+      {schedule ? <SiteScheduleDrawer site={schedule} onClose={() => setSchedule(null)} /> : null}
       {dialog ? (
         <SiteDialog
           site={dialog.site}
