@@ -136,3 +136,29 @@ describe('eCRF entry', () => {
     expect(r.body.data.find((v) => v.code === 'V1')!.forms.find((f) => f.code === 'DM')!.status).toBe(2);
   });
 });
+
+describe('the answer of a save', () => {
+  it('is exactly what reading the form afterwards shows (values, who, when, mode, version)', async () => {
+    const vsForm = (await s.api.get<Sched[]>('/project/pts/visits', { token: crc1, headers: P, query: { ptsId } })).body.data
+      .find((v) => v.code === 'V1')!
+      .forms.find((f) => f.code === 'VS')!.formId;
+    const k = { ptsId, visitId: v1, formId: vsForm };
+    const first = await s.api.post<View>('/crf/form/item/result/saveBatch', {
+      token: crc1,
+      headers: P,
+      json: { ...k, entryMode: 0, items: [{ variable: 'SYSBP', value: 120 }, { variable: 'HR', value: 70 }] },
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const dm = await s.api.login('dm');
+    // another user changes one item; the answer names both users where they set values
+    const second = await s.api.post<View>('/crf/form/item/result/saveBatch', {
+      token: dm,
+      headers: P,
+      json: { ...k, entryMode: 0, version: first.body.data.instance!.version, items: [{ variable: 'HR', value: 72 }, { variable: 'WEIGHT', value: '' }] },
+    });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    const read = await s.api.get<View>('/crf/form/item/result/list', { token: crc1, headers: P, query: k });
+    expect(second.body.data).toEqual(read.body.data);
+    expect(Object.keys(read.body.data.values).sort()).toEqual(['HR', 'SYSBP']);
+  });
+});

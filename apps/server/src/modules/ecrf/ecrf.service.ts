@@ -34,6 +34,32 @@ type Key = { ptsId: number; visitId: number; formId: number; unscheduledId: numb
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 const empty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
+type StoredItem = Pick<typeof crfValues.$inferSelect, 'value' | 'entryMode' | 'sourceRef' | 'updatedAt'>;
+
+function itemView(v: StoredItem, updatedBy: string | null): CrfInstanceView['values'][string] {
+  return { value: v.value?.v ?? null, entryMode: v.entryMode, sourceRef: v.sourceRef, updatedBy, updateTime: v.updatedAt.toISOString() };
+}
+
+function viewFrom(
+  form: typeof forms.$inferSelect,
+  def: FormDefinition,
+  inst: typeof crfInstances.$inferSelect | null,
+  values: CrfInstanceView['values'],
+  certifiedBy: string | null,
+): CrfInstanceView {
+  return {
+    instance: inst
+      ? { id: inst.id, status: inst.status, version: inst.version, repeatNo: inst.repeatNo, certifiedBy, certifiedAt: inst.certifiedAt?.toISOString() ?? null, updateTime: inst.updatedAt.toISOString() }
+      : null,
+    values,
+    formId: form.id,
+    formName: form.name,
+    formCode: form.code,
+    cycle: def.cycle,
+    definition: def,
+  };
+}
+
 export class EcrfService {
   private readonly subjects: SubjectsService;
   constructor(private readonly db: Db) {
@@ -67,20 +93,19 @@ export class EcrfService {
     return { subject, visit, form, def };
   }
 
+  private instanceKey(key: Key) {
+    return and(
+      eq(crfInstances.subjectId, key.ptsId),
+      eq(crfInstances.visitId, key.visitId),
+      eq(crfInstances.unscheduledId, key.unscheduledId),
+      eq(crfInstances.formId, key.formId),
+      eq(crfInstances.repeatNo, key.repeatNo),
+      isNull(crfInstances.deletedAt),
+    );
+  }
+
   private async instanceOf(tx: Db | Tx, key: Key) {
-    const [i] = await tx
-      .select()
-      .from(crfInstances)
-      .where(
-        and(
-          eq(crfInstances.subjectId, key.ptsId),
-          eq(crfInstances.visitId, key.visitId),
-          eq(crfInstances.unscheduledId, key.unscheduledId),
-          eq(crfInstances.formId, key.formId),
-          eq(crfInstances.repeatNo, key.repeatNo),
-          isNull(crfInstances.deletedAt),
-        ),
-      );
+    const [i] = await tx.select().from(crfInstances).where(this.instanceKey(key));
     return i ?? null;
   }
 
@@ -99,27 +124,24 @@ export class EcrfService {
         .from(crfValues)
         .leftJoin(users, eq(users.id, crfValues.updatedBy))
         .where(eq(crfValues.instanceId, inst.id));
-      for (const r of rows) values[r.v.variable] = { value: r.v.value?.v ?? null, entryMode: r.v.entryMode, sourceRef: r.v.sourceRef, updatedBy: r.name, updateTime: r.v.updatedAt.toISOString() };
+      for (const r of rows) values[r.v.variable] = itemView(r.v, r.name);
       if (inst.certifiedBy) certifiedBy = (await db.select({ n: users.name }).from(users).where(eq(users.id, inst.certifiedBy)))[0]?.n ?? null;
     }
-    return {
-      instance: inst
-        ? { id: inst.id, status: inst.status, version: inst.version, repeatNo: inst.repeatNo, certifiedBy, certifiedAt: inst.certifiedAt?.toISOString() ?? null, updateTime: inst.updatedAt.toISOString() }
-        : null,
-      values,
-      formId: form.id,
-      formName: form.name,
-      formCode: form.code,
-      cycle: def.cycle,
-      definition: def,
-    };
+    return viewFrom(form, def, inst, values, certifiedBy);
   }
 
   /** Saves a batch of items of one form instance in one transaction. */
   async saveBatch(ctx: ProjectScopedContext, input: z.output<typeof saveBatchRequest>): Promise<CrfInstanceView> {
     return this.db.transaction(async (tx) => {
       const { subject, form, def } = await this.resolve(tx, ctx, input);
-      let inst = await this.instanceOf(tx, input);
+      // the instance with its current values and who set them, in one statement
+      const loaded = await tx
+        .select({ i: crfInstances, v: crfValues, name: users.name })
+        .from(crfInstances)
+        .leftJoin(crfValues, eq(crfValues.instanceId, crfInstances.id))
+        .leftJoin(users, eq(users.id, crfValues.updatedBy))
+        .where(this.instanceKey(input));
+      let inst = loaded[0]?.i ?? null;
       if (inst?.status === CRF_STATUS.certified) throw new AppError('FORM_CERTIFIED');
       if (inst && input.version !== inst.version) {
         // name who changed what since the version this editor loaded
@@ -137,7 +159,12 @@ export class EcrfService {
       }
       const fields = new Map(formFields(def.components).map((f) => [f.variable, f]));
       const current = new Map<string, typeof crfValues.$inferSelect>();
-      if (inst) for (const v of await tx.select().from(crfValues).where(eq(crfValues.instanceId, inst.id))) current.set(v.variable, v);
+      const setBy = new Map<string, string | null>();
+      for (const r of loaded) {
+        if (!r.v) continue;
+        current.set(r.v.variable, r.v);
+        setBy.set(r.v.variable, r.name);
+      }
 
       const problems: FieldProblem[] = [];
       const incoming = new Map<string, { value: unknown; reason?: string | undefined }>();
@@ -268,8 +295,11 @@ export class EcrfService {
       // a new instance or a new status moves the subject's current visit and form progress
       if (prevStatus !== status) await this.subjects.refreshProgress(tx, [subject.id]);
       await recordAudit(tx, actorOf(ctx), audits);
-      // the saved state as this transaction wrote it
-      return this.viewOf(tx, form, def, inst);
+      // the saved state as this transaction wrote it: what was stored, with this batch's writes on top
+      const values: CrfInstanceView['values'] = {};
+      for (const [k, v] of current) values[k] = itemView(v, setBy.get(k) ?? null);
+      for (const u of upserts) values[u.variable] = itemView({ value: u.value ?? null, entryMode: input.entryMode, sourceRef: current.get(u.variable)?.sourceRef ?? null, updatedAt: now }, ctx.user.name);
+      return viewFrom(form, def, inst, values, null);
     });
   }
 
