@@ -16,6 +16,7 @@ import {
   type AuditSource,
 } from '../api/audit-api';
 import { dateRangeProblem, rangeBounds } from '../lib/date-range';
+import { tablePagination } from '../../../lib/pagination';
 
 interface FilterValues {
   action?: string;
@@ -248,18 +249,16 @@ export function AuditLogView({
           locale={{
             emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={filtered ? t('noMatch') : t('empty')} />,
           }}
-          pagination={{
-            current: page,
+          pagination={tablePagination({
+            page,
             pageSize,
             total: q.data?.totalCount ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: LIMITS.pageSizes.map(String),
             showTotal: (n) => t('total', { count: n }),
             onChange: (p, s) => {
-              setPage(s !== pageSize ? 1 : p);
+              setPage(p);
               setPageSize(s);
             },
-          }}
+          })}
           data-testid="audit-table"
         />
       )}

@@ -9,6 +9,7 @@ import { CENTER_APPLY_STATUS, LIMITS, type CenterApplyRow, type Permission } fro
 import { applyPageQuery, centerApplyApi } from '../api/center-apply-api';
 import { usePms } from '../../audit/lib/use-pms';
 import { useSession } from '../../session/session-store';
+import { tablePagination } from '../../../lib/pagination';
 
 const TABS: { key: 'ing' | 'pass' | 'unpass'; status: number; permission: Permission }[] = [
   { key: 'ing', status: CENTER_APPLY_STATUS.ing, permission: 'apply:ing:query' },
@@ -106,18 +107,16 @@ function ApplyList({ status, canReview }: { status: number; canReview: boolean }
           dataSource={q.data?.content ?? []}
           columns={columns}
           locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('empty')} /> }}
-          pagination={{
-            current: pageNumber,
+          pagination={tablePagination({
+            page: pageNumber,
             pageSize,
             total: q.data?.totalCount ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: LIMITS.pageSizes.map(String),
             showTotal: (n) => t('total', { count: n }),
             onChange: (p, s) => {
-              setPage(s !== pageSize ? 1 : p);
+              setPage(p);
               setPageSize(s);
             },
-          }}
+          })}
           data-testid={`center-apply-table-${status}`}
         />
       )}

@@ -23,6 +23,7 @@ import { useTranslation } from 'react-i18next';
 import { can, LIMITS, type DeptRow, type OrgRow, type Permission } from '@esource/shared';
 import { deptsQuery, orgsApi, orgsPageQuery, type OrgInput } from '../api/orgs-api';
 import { useAccess } from '../../session/use-user-info';
+import { tablePagination } from '../../../lib/pagination';
 
 function useHas() {
   const access = useAccess();
@@ -124,18 +125,16 @@ export function OrgsTab() {
               locale={{
                 emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={keyword ? t('noMatch') : t('empty')} />,
               }}
-              pagination={{
-                current: page,
+              pagination={tablePagination({
+                page,
                 pageSize,
                 total: q.data?.totalCount ?? 0,
-                showSizeChanger: true,
-                pageSizeOptions: LIMITS.pageSizes.map(String),
                 showTotal: (n) => t('total', { count: n }),
                 onChange: (p, s) => {
-                  setPage(s !== pageSize ? 1 : p);
+                  setPage(p);
                   setPageSize(s);
                 },
-              }}
+              })}
               data-testid="orgs-table"
             />
           )}

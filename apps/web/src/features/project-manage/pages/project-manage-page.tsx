@@ -34,6 +34,7 @@ import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import { openProjectQuery, projectListQuery, type SortField } from '../api/project-manage-api';
 import { ProjectDialog } from '../components/project-dialog';
+import { tablePagination } from '../../../lib/pagination';
 import {
   CopyProjectDialog,
   DeleteProjectDialog,
@@ -392,14 +393,12 @@ export default function ProjectManagePage() {
                 />
               ),
             }}
-            pagination={{
-              current: pageNumber,
+            pagination={tablePagination({
+              page: pageNumber,
               pageSize,
               total: list.data?.totalCount ?? 0,
-              pageSizeOptions: LIMITS.pageSizes.map(String),
-              showSizeChanger: true,
               showTotal: (n) => t('total', { count: n }),
-            }}
+            })}
           />
         )}
       </Card>

@@ -9,6 +9,7 @@ import { ProjectDialog } from '../../project-manage/components/project-dialog';
 import { useAccess } from '../../session/use-user-info';
 import { projectsPageQuery, type ProjectRow } from '../api/projects-api';
 import { useSession } from '../../session/session-store';
+import { tablePagination } from '../../../lib/pagination';
 
 const STATUS_COLOR: Record<number, string> = { 0: 'default', 1: 'green', 2: 'orange', 3: 'red' };
 
@@ -110,16 +111,16 @@ export default function OverviewPage() {
           </Row>
           <div style={{ display: 'flex', justifyContent: 'flex-end', marginTop: 16 }}>
             <Pagination
-              current={page}
-              pageSize={pageSize}
-              total={q.data.totalCount}
-              pageSizeOptions={LIMITS.pageSizes.map(String)}
-              showSizeChanger
-              showTotal={(n) => t('total', { count: n })}
-              onChange={(p, s) => {
-                setPage(p);
-                setPageSize(s);
-              }}
+              {...tablePagination({
+                page,
+                pageSize,
+                total: q.data.totalCount,
+                showTotal: (n) => t('total', { count: n }),
+                onChange: (p, s) => {
+                  setPage(p);
+                  setPageSize(s);
+                },
+              })}
             />
           </div>
         </>

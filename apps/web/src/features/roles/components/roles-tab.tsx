@@ -10,6 +10,7 @@ import { countByModule } from '../lib/permission-tree';
 import { usePermissionLabel } from '../lib/use-permission-label';
 import { RoleFormDialog } from './role-form-dialog';
 import { useAccess } from '../../session/use-user-info';
+import { tablePagination } from '../../../lib/pagination';
 
 const TOOLBAR = {
   display: 'flex',
@@ -166,18 +167,16 @@ export function RolesTab() {
           columns={columns}
           scroll={{ x: 1100 }}
           locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('empty')} /> }}
-          pagination={{
-            current: page,
+          pagination={tablePagination({
+            page,
             pageSize,
             total: q.data?.totalCount ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: LIMITS.pageSizes.map(String),
             showTotal: (n) => t('total', { count: n }),
             onChange: (p, s) => {
-              setPage(s !== pageSize ? 1 : p);
+              setPage(p);
               setPageSize(s);
             },
-          }}
+          })}
           data-testid="roles-table"
         />
       )}

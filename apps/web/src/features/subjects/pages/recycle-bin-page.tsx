@@ -13,6 +13,7 @@ import { recyclePageQuery, subjectsApi } from '../api/subjects-api';
 import { ReasonDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
 import { intParam } from '../subject-logic';
+import { tablePagination } from '../../../lib/pagination';
 
 /** /project/failedPtsList: deleted subjects (status 0) with the reason; restore returns them to their previous status. */
 export default function RecycleBinPage() {
@@ -110,20 +111,16 @@ export default function RecycleBinPage() {
             locale={{
               emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('recycle.empty')} />,
             }}
-            pagination={{
-              current: pageNumber,
+            pagination={tablePagination({
+              page: pageNumber,
               pageSize,
               total: q.data?.totalCount ?? 0,
-              pageSizeOptions: LIMITS.pageSizes.map(String),
-              showSizeChanger: true,
               showTotal: (n) => t('total', { count: n }),
               onChange: (p, s) => {
-                if (s !== pageSize) {
-                  setPageSize(s);
-                  setPage(1);
-                } else setPage(p);
+                setPage(p);
+                setPageSize(s);
               },
-            }}
+            })}
           />
         )}
       </Card>

@@ -48,6 +48,7 @@ import { SubjectImportDialog } from '../components/subject-import-dialog';
 import { currentVisitLabel, formPercent } from '../subject-excel';
 import { allowedTargets, IDENTIFIER_FIELDS, intParam, LIVE_STATUSES, rangeProblem } from '../subject-logic';
 import { subjectDetailPath } from '../subject-links';
+import { tablePagination } from '../../../lib/pagination';
 
 type Dialog =
   { kind: 'add' } | { kind: 'import' } | { kind: 'edit' | 'status' | 'delete'; subject: SubjectRow } | null;
@@ -470,20 +471,16 @@ export default function SubjectListPage() {
                 />
               ),
             }}
-            pagination={{
-              current: pageNumber,
+            pagination={tablePagination({
+              page: pageNumber,
               pageSize,
               total: q.data?.totalCount ?? 0,
-              pageSizeOptions: LIMITS.pageSizes.map(String),
-              showSizeChanger: true,
               showTotal: (n) => t('total', { count: n }),
               onChange: (p, s) => {
-                if (s !== pageSize) {
-                  setPageSize(s);
-                  setPage(1);
-                } else setPage(p);
+                setPage(p);
+                setPageSize(s);
               },
-            }}
+            })}
           />
         )}
       </Card>

@@ -32,6 +32,7 @@ import { useAccess } from '../../session/use-user-info';
 import { roleOptionsQuery, teamApi, teamPageQuery, teamSitesQuery, type TeamFilters } from '../api/team-api';
 import { MemberDialog, MessageDialog, roleLabel, type MemberDialogMode } from '../components/member-dialog';
 import { saveBlob } from '../member-form';
+import { tablePagination } from '../../../lib/pagination';
 
 /** /project/user-manage (team:member:query): the project's team in this environment. */
 export default function TeamPage() {
@@ -296,20 +297,16 @@ export default function TeamPage() {
                 />
               ),
             }}
-            pagination={{
-              current: pageNumber,
+            pagination={tablePagination({
+              page: pageNumber,
               pageSize,
               total: q.data?.totalCount ?? 0,
-              pageSizeOptions: LIMITS.pageSizes.map(String),
-              showSizeChanger: true,
               showTotal: (n) => t('total', { count: n }),
               onChange: (p, s) => {
-                if (s !== pageSize) {
-                  setPageSize(s);
-                  setPage(1);
-                } else setPage(p);
+                setPage(p);
+                setPageSize(s);
               },
-            }}
+            })}
           />
         )}
       </Card>

@@ -25,6 +25,7 @@ import { usePms } from '../lib/use-pms';
 import { usePageParam } from '../lib/use-page-param';
 import { UserFormDialog } from './user-form-dialog';
 import { ImportDialog } from './import-dialog';
+import { tablePagination } from '../../../lib/pagination';
 import {
   fmtTime,
   InitialPasswordDialog,
@@ -338,20 +339,16 @@ export function UsersTab() {
               />
             ),
           }}
-          pagination={{
-            current: page,
+          pagination={tablePagination({
+            page,
             pageSize,
             total: q.data?.totalCount ?? 0,
-            showSizeChanger: true,
-            pageSizeOptions: LIMITS.pageSizes.map(String),
             showTotal: (n) => t('total', { count: n }),
             onChange: (p, s) => {
-              if (s !== pageSize) {
-                setPageSize(s);
-                setPage(LIMITS.firstPage);
-              } else setPage(p);
+              setPage(p);
+              setPageSize(s);
             },
-          }}
+          })}
           data-testid="users-table"
         />
       )}
