@@ -111,6 +111,9 @@ test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a v
   await expect(page.getByTestId('visit-V1')).toBeVisible();
   await expect(page.getByTestId('form-status-V1-DM')).toContainText('Not started');
   await expect(page.getByTestId('detail-status')).toBeVisible();
+  // a new subject is at its first visit with nothing done yet
+  await expect(page.getByTestId('subject-current-visit')).toContainText('Screening');
+  await expect(page.getByTestId('subject-form-progress')).toContainText('0/6');
   await shot(page, 'subjects-detail-en.png');
 
   await openDm(page);
@@ -143,6 +146,11 @@ test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a v
   await expect(history).toContainText('transcription error');
   await expect(history).toContainText('Manual');
   await shot(page, 'subjects-form-history-en.png');
+  // the completed form counts in the subject's progress, on the detail page and in the list
+  await page.goto(detailUrl);
+  await expect(page.getByTestId('subject-form-progress')).toContainText('1/6');
+  await page.goto('/project/sickLoop');
+  await expect(page.getByTestId(`subject-progress-${NO}`)).toContainText('1/6');
   await page.context().close();
 });
 
@@ -224,6 +232,7 @@ test('the subject is deleted to the recycle bin and restored', async ({ browser 
 
   await page.goto('/project/failedPtsList');
   await expect(page.getByTestId('recycle-table')).toContainText(NO);
+  await expect(page.getByTestId('recycle-table')).toContainText('enrolled twice by mistake');
   await shot(page, 'subjects-recycle-en.png');
   await page.getByTestId(`subject-restore-${NO}`).click();
   await page.getByTestId('subject-restore-input').fill('not a duplicate after all');

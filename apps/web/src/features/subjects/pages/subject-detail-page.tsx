@@ -5,6 +5,7 @@ import {
   Card,
   DatePicker,
   Descriptions,
+  Progress,
   Empty,
   Form,
   Input,
@@ -47,6 +48,7 @@ import { StatusTag } from '../components/status-tag';
 import { VisitStateTag } from '../components/visit-state-tag';
 import { allowedTargets, IDENTIFIER_FIELDS, intParam } from '../subject-logic';
 import '../subjects.css';
+import { currentVisitLabel, formPercent } from '../subject-excel';
 
 const ENTRY_KEYS = ['visitId', 'formId', 'unscheduledId', 'repeatNo'] as const;
 
@@ -233,6 +235,26 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
             ),
           },
           { key: 'first', label: t('col.firstVisitDate'), children: s.firstVisitDate },
+          {
+            key: 'visit',
+            label: t('col.currentVisit'),
+            children: <span data-testid="subject-current-visit">{currentVisitLabel(s, t('allVisitsDone'))}</span>,
+          },
+          {
+            key: 'progress',
+            label: t('col.formProgress'),
+            children:
+              s.formsTotal > 0 ? (
+                <span data-testid="subject-form-progress" style={{ display: 'inline-flex', alignItems: 'center', gap: 8 }}>
+                  <Progress size="small" percent={formPercent(s.formsDone, s.formsTotal)} showInfo={false} style={{ width: 96, margin: 0 }} />
+                  <Typography.Text type="secondary">
+                    {s.formsDone}/{s.formsTotal}
+                  </Typography.Text>
+                </span>
+              ) : (
+                '—'
+              ),
+          },
           {
             key: 'ids',
             label: t('col.identifiers'),
