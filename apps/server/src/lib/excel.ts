@@ -1,5 +1,9 @@
 /** Excel helpers shared by the modules that import or export .xlsx files (users, subjects). */
 import type ExcelJS from 'exceljs';
+import type { FastifyRequest } from 'fastify';
+import type { Language } from '@esource/shared';
+import { AppError } from './errors';
+import { translator } from './i18n';
 
 export const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -49,4 +53,30 @@ export function formatTime(d: Date | null, timeZone: string): string {
     second: '2-digit',
     hourCycle: 'h23',
   }).format(d);
+}
+
+/**
+ * The one .xlsx of a multipart upload as a buffer: 415 when the request is not multipart, a translated 'file
+ * required' when there is none or it is empty, 413 when it is larger than maxBytes (checked while streaming and
+ * again on the result, so that a limit the stream did not apply still holds).
+ */
+export async function readUpload(req: FastifyRequest, language: Language, maxBytes: number): Promise<Buffer> {
+  if (!req.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: req.headers['content-type'] ?? '' });
+  const t = translator(language);
+  const required = () =>
+    new AppError('VALIDATION', { detail: t('validation.field', { field: 'file', message: t('validation.importFileRequired') }) }, [
+      { field: 'file', message: t('validation.importFileRequired') },
+    ]);
+  const part = await req.file({ limits: { fileSize: maxBytes, files: 1 }, throwFileSizeLimit: true });
+  if (!part) throw required();
+  let buf: Buffer;
+  try {
+    buf = await part.toBuffer();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError('PAYLOAD_TOO_LARGE');
+    throw err;
+  }
+  if (part.file.truncated || buf.length > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE');
+  if (buf.length === 0) throw required();
+  return buf;
 }

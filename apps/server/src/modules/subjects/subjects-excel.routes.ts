@@ -6,8 +6,7 @@
 import { z } from 'zod';
 import { SUBJECT_IMPORT_LIMITS, subjectExportQuery, subjectImportResponse } from '@esource/shared';
 import type { AppDeps } from '../../app-deps';
-import { AppError } from '../../lib/errors';
-import { contentDisposition, downloadStamp, XLSX_MIME } from '../../lib/excel';
+import { contentDisposition, downloadStamp, readUpload, XLSX_MIME } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import { SubjectsExcelService } from './subjects.excel';
@@ -46,23 +45,7 @@ export function subjectExcelRoutes({ database }: AppDeps): RouteSpec[] {
       bodyType: 'multipart',
       response: subjectImportResponse,
       handler: async ({ ctx, req }) => {
-        if (!req.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: req.headers['content-type'] ?? '' });
-        const t = translator(ctx.language);
-        const required = () =>
-          new AppError('VALIDATION', { detail: t('validation.field', { field: 'file', message: t('validation.importFileRequired') }) }, [
-            { field: 'file', message: t('validation.importFileRequired') },
-          ]);
-        const part = await req.file({ limits: { fileSize: SUBJECT_IMPORT_LIMITS.maxBytes, files: 1 }, throwFileSizeLimit: true });
-        if (!part) throw required();
-        let buf: Buffer;
-        try {
-          buf = await part.toBuffer();
-        } catch (err) {
-          if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError('PAYLOAD_TOO_LARGE');
-          throw err;
-        }
-        if (part.file.truncated || buf.length > SUBJECT_IMPORT_LIMITS.maxBytes) throw new AppError('PAYLOAD_TOO_LARGE');
-        if (buf.length === 0) throw required();
+        const buf = await readUpload(req, ctx.language, SUBJECT_IMPORT_LIMITS.maxBytes);
         return svc.importWorkbook(ctx, buf);
       },
     }),

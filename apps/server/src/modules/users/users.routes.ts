@@ -20,10 +20,9 @@ import {
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
-import { AppError } from '../../lib/errors';
 import { translator } from '../../lib/i18n';
 import { UsersService } from './users.service';
-import { contentDisposition, downloadStamp as stamp, XLSX_MIME } from '../../lib/excel';
+import { contentDisposition, downloadStamp as stamp, readUpload, XLSX_MIME } from '../../lib/excel';
 
 const tags = ['users'];
 
@@ -140,24 +139,7 @@ export function userRoutes({ database }: AppDeps): RouteSpec[] {
       bodyType: 'multipart',
       response: userImportResponse,
       handler: async ({ ctx, req }) => {
-        if (!req.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: req.headers['content-type'] ?? '' });
-        const t = translator(ctx.language);
-        const required = () =>
-          new AppError('VALIDATION', { detail: t('validation.field', { field: 'file', message: t('validation.importFileRequired') }) }, [
-            { field: 'file', message: t('validation.importFileRequired') },
-          ]);
-        const part = await req.file({ limits: { fileSize: USER_IMPORT_LIMITS.maxBytes, files: 1 }, throwFileSizeLimit: true });
-        if (!part) throw required();
-        let buf: Buffer;
-        try {
-          buf = await part.toBuffer();
-        } catch (err) {
-          if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError('PAYLOAD_TOO_LARGE');
-          throw err;
-        }
-        // the stream limit is the first guard; the size and truncation checks hold even when it was not applied
-        if (part.file.truncated || buf.length > USER_IMPORT_LIMITS.maxBytes) throw new AppError('PAYLOAD_TOO_LARGE');
-        if (buf.length === 0) throw required();
+        const buf = await readUpload(req, ctx.language, USER_IMPORT_LIMITS.maxBytes);
         return users.importWorkbook(ctx, buf);
       },
     }),

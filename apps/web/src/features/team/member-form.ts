@@ -35,13 +35,4 @@ export function memberAssignment(v: MemberFormValues): MemberAssignment {
 }
 
 /** Saves a Blob under a file name (the team Excel export). */
-export function saveBlob(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
+export { saveBlob } from '../../lib/download';

@@ -94,13 +94,4 @@ export const auditUsersQuery = (src: AuditSource, scope: string, keyword: string
     staleTime: 10_000,
   });
 
-export function saveBlob(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
+export { saveBlob } from '../../../lib/download';

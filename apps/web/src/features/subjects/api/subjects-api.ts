@@ -113,17 +113,7 @@ export const plannedVisitsQuery = (s: Scope, enabled: boolean) =>
 /** The browser's time zone: the export shows creation times in the viewer's zone (DESIGN §10). */
 const viewerTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'Asia/Shanghai';
 
-/** Offers a Blob as a download under the given name. */
-export function saveBlob(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
+export { saveBlob } from '../../../lib/download';
 
 export const subjectsApi = {
   add: (b: SubjectInput) => api.post<SubjectRow>('/project/managePts/add', { ...b }, { silent: true }),

@@ -124,17 +124,7 @@ export const groupOptionsQuery = (enabled: boolean) =>
     staleTime: 30_000,
   });
 
-/** Offers a Blob as a download under the given name. */
-export function saveBlob(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
+export { saveBlob } from '../../../lib/download';
 
 /** yyyymmdd-hhmm in local time, for download names */
 export function fileStamp(d = new Date()): string {
