@@ -1,13 +1,10 @@
 import { useState } from 'react';
-import { Alert, App, Button, Modal, Space, Table, Typography, Upload } from 'antd';
-import type { UploadFile } from 'antd';
-import { DownloadOutlined, InboxOutlined } from '@ant-design/icons';
-import { useMutation } from '@tanstack/react-query';
+import { App, Button, Modal, Space, Typography } from 'antd';
+import { DownloadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { SUBJECT_IMPORT_LIMITS, type SubjectImportResponse } from '@esource/shared';
-import { ApiError } from '../../../lib/api-client';
+import { useXlsxImport, XlsxImportPanel } from '../../../components/xlsx-import';
 import { saveBlob, subjectsApi } from '../api/subjects-api';
-import { parseImportProblems, type ImportProblem } from '../subject-excel';
 
 /**
  * Import subjects from an .xlsx (issue 5): all or nothing. With any bad row the server imports nothing and names
@@ -22,26 +19,8 @@ export function SubjectImportDialog({
 }) {
   const { t } = useTranslation('subjects');
   const { message } = App.useApp();
-  const [file, setFile] = useState<File | null>(null);
-  const [problems, setProblems] = useState<ImportProblem[] | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
   const [templateBusy, setTemplateBusy] = useState(false);
-
-  const m = useMutation({
-    mutationFn: (f: File) => subjectsApi.importPts(f),
-    onMutate: () => {
-      setProblems(null);
-      setFailure(null);
-    },
-    onSuccess: (r) => onImported(r),
-    onError: (err) => {
-      if (err instanceof ApiError && err.detail.length > 0) {
-        const list = parseImportProblems(err.detail);
-        if (list.some((p) => p.row !== null)) setProblems(list);
-        else setFailure(list.map((p) => p.message).join('; '));
-      } else setFailure(err.message);
-    },
-  });
+  const imp = useXlsxImport((f: File) => subjectsApi.importPts(f), onImported);
 
   const template = () => {
     setTemplateBusy(true);
@@ -51,8 +30,6 @@ export function SubjectImportDialog({
       .catch((e: unknown) => void message.error(e instanceof Error ? e.message : String(e)))
       .finally(() => setTemplateBusy(false));
   };
-
-  const fileList: UploadFile[] = file ? [{ uid: '1', name: file.name, size: file.size, status: 'done' }] : [];
 
   return (
     <Modal
@@ -65,9 +42,9 @@ export function SubjectImportDialog({
           <Button onClick={onClose}>{t('excel.cancel')}</Button>
           <Button
             type="primary"
-            disabled={!file}
-            loading={m.isPending}
-            onClick={() => file && m.mutate(file)}
+            disabled={!imp.file}
+            loading={imp.mutation.isPending}
+            onClick={imp.submit}
             data-testid="subject-import-submit"
           >
             {t('excel.submit')}
@@ -91,73 +68,20 @@ export function SubjectImportDialog({
           {t('excel.downloadTemplate')}
         </Button>
       </Typography.Paragraph>
-      <Upload.Dragger
-        accept=".xlsx"
-        maxCount={1}
-        fileList={fileList}
-        beforeUpload={(f) => {
-          setFile(f);
-          setProblems(null);
-          setFailure(null);
-          return false;
+      <XlsxImportPanel
+        imp={imp}
+        testIdPrefix="subject-import"
+        labels={{
+          drop: t('excel.importDrop'),
+          failed: t('excel.importFailed'),
+          nothing: t('excel.importNothing'),
+          problemCount: (count, rows) => t('excel.importProblemCount', { count, rows }),
+          row: t('excel.problemRow'),
+          column: t('excel.problemColumn'),
+          message: t('excel.problemMessage'),
         }}
-        onRemove={() => {
-          setFile(null);
-          return true;
-        }}
-        data-testid="subject-import-upload"
-      >
-        <p className="ant-upload-drag-icon">
-          <InboxOutlined />
-        </p>
-        <p className="ant-upload-text">{t('excel.importDrop')}</p>
-      </Upload.Dragger>
-      {failure ? (
-        <Alert
-          type="error"
-          showIcon
-          title={t('excel.importFailed')}
-          description={failure}
-          style={{ marginTop: 16 }}
-          data-testid="subject-import-failure"
-        />
-      ) : null}
-      {problems ? (
-        <div style={{ marginTop: 16 }} data-testid="subject-import-problems">
-          <Alert
-            type="error"
-            showIcon
-            title={t('excel.importNothing')}
-            description={t('excel.importProblemCount', {
-              count: problems.length,
-              rows: new Set(problems.map((p) => p.row)).size,
-            })}
-            style={{ marginBottom: 12 }}
-          />
-          <Table<ImportProblem>
-            size="small"
-            rowKey={(p) => `${p.row}-${p.column}-${p.message}`}
-            pagination={false}
-            scroll={{ y: 300 }}
-            dataSource={problems}
-            columns={[
-              {
-                title: t('excel.problemRow'),
-                dataIndex: 'row',
-                width: 80,
-                render: (r: number | null) => r ?? '—',
-              },
-              {
-                title: t('excel.problemColumn'),
-                dataIndex: 'column',
-                width: 170,
-                render: (c: string) => t(`excel.columns.${c}`, { defaultValue: c }),
-              },
-              { title: t('excel.problemMessage'), dataIndex: 'message' },
-            ]}
-          />
-        </div>
-      ) : null}
+        columnLabel={(c) => t(`excel.columns.${c}`, { defaultValue: c })}
+      />
     </Modal>
   );
 }

@@ -1,13 +1,11 @@
 import { useState } from 'react';
-import { Alert, Button, Modal, Space, Table, Typography, Upload } from 'antd';
-import { DownloadOutlined, InboxOutlined } from '@ant-design/icons';
-import type { UploadFile } from 'antd';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Modal, Space, Table, Typography } from 'antd';
+import { DownloadOutlined } from '@ant-design/icons';
+import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { USER_IMPORT_LIMITS, type UserImportResponse } from '@esource/shared';
-import { ApiError } from '../../../lib/api-client';
+import { useXlsxImport, XlsxImportPanel } from '../../../components/xlsx-import';
 import { usersApi } from '../api/users-api';
-import { parseImportProblems, type ImportProblem } from '../lib/user-rules';
 
 /**
  * Import users from an .xlsx (spec issue 4 §3): all or nothing. With any bad row the server imports nothing and
@@ -24,43 +22,22 @@ export function ImportDialog({
 }) {
   const { t } = useTranslation('users');
   const qc = useQueryClient();
-  const [file, setFile] = useState<File | null>(null);
-  const [problems, setProblems] = useState<ImportProblem[] | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
   const [result, setResult] = useState<UserImportResponse | null>(null);
-
-  const reset = () => {
-    setFile(null);
-    setProblems(null);
-    setFailure(null);
-    setResult(null);
-  };
-  const close = () => {
-    reset();
-    onClose();
-  };
-
-  const m = useMutation({
-    mutationFn: (f: File) => usersApi.importExcel(f),
-    onMutate: () => {
-      setProblems(null);
-      setFailure(null);
-    },
-    onSuccess: (r) => {
+  const imp = useXlsxImport(
+    (f: File) => usersApi.importExcel(f),
+    (r) => {
       setResult(r);
       void qc.invalidateQueries({ queryKey: ['users'] });
     },
-    onError: (err) => {
-      if (err instanceof ApiError && err.detail.length > 0) {
-        const list = parseImportProblems(err.detail);
-        if (list.some((p) => p.row !== null)) setProblems(list);
-        else setFailure(list.map((p) => p.message).join('; '));
-      } else setFailure(err.message);
-    },
-  });
+  );
+
+  const close = () => {
+    imp.choose(null);
+    setResult(null);
+    onClose();
+  };
 
   const fieldLabel = (f: string) => t(`columns.${f}`, { defaultValue: f });
-  const fileList: UploadFile[] = file ? [{ uid: '1', name: file.name, size: file.size, status: 'done' }] : [];
 
   return (
     <Modal
@@ -78,9 +55,9 @@ export function ImportDialog({
             <Button onClick={close}>{t('cancel')}</Button>
             <Button
               type="primary"
-              disabled={!file}
-              loading={m.isPending}
-              onClick={() => file && m.mutate(file)}
+              disabled={!imp.file}
+              loading={imp.mutation.isPending}
+              onClick={imp.submit}
               data-testid="import-submit"
             >
               {t('import')}
@@ -128,68 +105,20 @@ export function ImportDialog({
               </Button>
             ) : null}
           </Typography.Paragraph>
-          <Upload.Dragger
-            accept=".xlsx"
-            maxCount={1}
-            fileList={fileList}
-            beforeUpload={(f) => {
-              setFile(f);
-              setProblems(null);
-              setFailure(null);
-              return false;
+          <XlsxImportPanel
+            imp={imp}
+            testIdPrefix="import"
+            labels={{
+              drop: t('importDrop'),
+              failed: t('importFailed'),
+              nothing: t('importNothing'),
+              problemCount: (count, rows) => t('importProblemCount', { count, rows }),
+              row: t('problemRow'),
+              column: t('problemField'),
+              message: t('problemMessage'),
             }}
-            onRemove={() => {
-              setFile(null);
-              return true;
-            }}
-            data-testid="import-upload"
-          >
-            <p className="ant-upload-drag-icon">
-              <InboxOutlined />
-            </p>
-            <p className="ant-upload-text">{t('importDrop')}</p>
-          </Upload.Dragger>
-          {failure ? (
-            <Alert
-              type="error"
-              showIcon
-              title={t('importFailed')}
-              description={failure}
-              style={{ marginTop: 16 }}
-              data-testid="import-failure"
-            />
-          ) : null}
-          {problems ? (
-            <div style={{ marginTop: 16 }} data-testid="import-problems">
-              <Alert
-                type="error"
-                showIcon
-                title={t('importNothing')}
-                description={t('importProblemCount', {
-                  count: problems.length,
-                  rows: new Set(problems.map((p) => p.row)).size,
-                })}
-                style={{ marginBottom: 12 }}
-              />
-              <Table<ImportProblem>
-                size="small"
-                rowKey={(p) => `${p.row}-${p.field}-${p.message}`}
-                pagination={false}
-                scroll={{ y: 300 }}
-                dataSource={problems}
-                columns={[
-                  { title: t('problemRow'), dataIndex: 'row', width: 90, render: (r: number | null) => r ?? '—' },
-                  {
-                    title: t('problemField'),
-                    dataIndex: 'field',
-                    width: 180,
-                    render: (f: string) => fieldLabel(f),
-                  },
-                  { title: t('problemMessage'), dataIndex: 'message' },
-                ]}
-              />
-            </div>
-          ) : null}
+            columnLabel={fieldLabel}
+          />
         </>
       )}
     </Modal>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseImportProblems, userFieldProblem } from './user-rules';
+import { userFieldProblem } from './user-rules';
 
 describe('user form rules (spec §5)', () => {
   it('checks the account: required, ≤ 50, allowed characters', () => {
@@ -20,20 +20,5 @@ describe('user form rules (spec §5)', () => {
     expect(userFieldProblem.idNumber('110101199002301234')).toBe('validation.idNumber_birthDate');
     expect(userFieldProblem.idNumber('11010519491231002X')).toBeNull();
     expect(userFieldProblem.idNumber('110105194912310021')).toBe('validation.idNumber_checksum');
-  });
-  it('splits the import problems into row, field and message, by row', () => {
-    expect(
-      parseImportProblems([
-        { field: 'row 4: phone', message: 'bad phone' },
-        { field: 'row 2: account', message: 'taken' },
-        { field: 'row 2: orgName', message: 'no such organisation' },
-        { field: 'file', message: 'not an xlsx' },
-      ]),
-    ).toEqual([
-      { row: null, field: 'file', message: 'not an xlsx' },
-      { row: 2, field: 'account', message: 'taken' },
-      { row: 2, field: 'orgName', message: 'no such organisation' },
-      { row: 4, field: 'phone', message: 'bad phone' },
-    ]);
   });
 });

@@ -35,22 +35,3 @@ export const userFieldProblem = {
   },
 } as const;
 
-export interface ImportProblem {
-  /** the sheet row as Excel shows it (header = row 1), or null for a problem of the whole file */
-  row: number | null;
-  field: string;
-  message: string;
-}
-
-/**
- * The server names a bad import row as `row N: field` in each `detail` entry; split them for the table.
- * Entries of the whole file (field `file`) have no row.
- */
-export function parseImportProblems(detail: readonly { field: string; message: string }[]): ImportProblem[] {
-  return detail
-    .map((d) => {
-      const m = /^row (\d+):\s*(.+)$/.exec(d.field);
-      return m ? { row: Number(m[1]), field: m[2]!, message: d.message } : { row: null, field: d.field, message: d.message };
-    })
-    .sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
-}
