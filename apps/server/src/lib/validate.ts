@@ -20,3 +20,20 @@ export function parseInput<S extends z.ZodType>(schema: S, data: unknown, lang: 
   const first = detail[0]!;
   throw new AppError('VALIDATION', { detail: t('validation.field', { field: first.field, message: first.message }) }, detail);
 }
+
+/**
+ * parseInput for one row of an import file: instead of throwing, each problem goes into `out` (one per top-level
+ * field), and the answer is null when there was any.
+ */
+export function parseRow<S extends z.ZodType>(schema: S, data: unknown, lang: Language, out: FieldProblem[]): z.output<S> | null {
+  try {
+    return parseInput(schema, data, lang, 'row');
+  } catch (err) {
+    if (!(err instanceof AppError) || !err.detail) throw err;
+    for (const d of err.detail) {
+      const field = d.field.split('.')[0]!;
+      if (!out.some((p) => p.field === field)) out.push({ field, message: d.message });
+    }
+    return null;
+  }
+}

@@ -29,7 +29,7 @@ import type { ProjectScopedContext } from '../../lib/context';
 import { AppError, type FieldProblem } from '../../lib/errors';
 import { cellText, formatTime, normHeader } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
-import { parseInput } from '../../lib/validate';
+import { parseRow } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { SubjectsService } from './subjects.service';
 
@@ -263,30 +263,21 @@ export class SubjectsExcelService {
     const valid: { rowNo: number; input: CreateInput }[] = [];
     for (const { rowNo, values: v } of sheet) {
       const out: FieldProblem[] = [];
-      let fields: z.output<typeof rowFields> | null = null;
-      try {
-        fields = parseInput(
-          rowFields,
-          {
-            ptsNo: v.ptsNo,
-            // an empty required cell reads as missing ("required")
-            firstVisitDate: v.firstVisitDate === '' ? undefined : v.firstVisitDate,
-            initials: v.initials,
-            medicalRecordId: v.medicalRecordId,
-            inpatientId: v.inpatientId,
-            outpatientId: v.outpatientId,
-            idCard: v.idCard,
-          },
-          lang,
-          'row',
-        );
-      } catch (err) {
-        if (!(err instanceof AppError) || !err.detail) throw err;
-        for (const d of err.detail) {
-          const field = d.field.split('.')[0]!;
-          if (!out.some((p) => p.field === field)) out.push({ field, message: d.message });
-        }
-      }
+      const fields = parseRow(
+        rowFields,
+        {
+          ptsNo: v.ptsNo,
+          // an empty required cell reads as missing ("required")
+          firstVisitDate: v.firstVisitDate === '' ? undefined : v.firstVisitDate,
+          initials: v.initials,
+          medicalRecordId: v.medicalRecordId,
+          inpatientId: v.inpatientId,
+          outpatientId: v.outpatientId,
+          idCard: v.idCard,
+        },
+        lang,
+        out,
+      );
       let siteId: number | null = null;
       if (v.siteNo === '') out.push({ field: 'siteNo', message: t('validation.required') });
       else {

@@ -26,7 +26,7 @@ import type { Db } from '../../db/client';
 import type { AuthedContext } from '../../lib/context';
 import { AppError, notFound, type FieldProblem } from '../../lib/errors';
 import { translator } from '../../lib/i18n';
-import { parseInput } from '../../lib/validate';
+import { parseRow } from '../../lib/validate';
 import { actorOf, diffEntries, recordAudit, type AuditEntry } from '../audit/audit.service';
 import { hashPasswordDigest } from '../auth/auth.service';
 import * as repo from './users.repo';
@@ -470,27 +470,19 @@ export class UsersService {
     const out: FieldProblem[] = [];
     // the same field rules as add; an empty required cell reads as missing ("required")
     const blankToMissing = (s: string) => (s === '' ? undefined : s);
-    try {
-      parseInput(
-        userAddRequest.pick({ account: true, name: true, phone: true, mail: true, idNumber: true, loginTypes: true }),
-        {
-          account: blankToMissing(v.account),
-          name: blankToMissing(v.name),
-          phone: blankToMissing(v.phone),
-          mail: v.mail,
-          idNumber: v.idNumber,
-          loginTypes: v.loginTypes.replace(/[，、;；\s]+/g, ','),
-        },
-        lang,
-        'row',
-      );
-    } catch (err) {
-      if (!(err instanceof AppError) || !err.detail) throw err;
-      for (const d of err.detail) {
-        const field = d.field.split('.')[0]!;
-        if (!out.some((p) => p.field === field)) out.push({ field, message: d.message });
-      }
-    }
+    parseRow(
+      userAddRequest.pick({ account: true, name: true, phone: true, mail: true, idNumber: true, loginTypes: true }),
+      {
+        account: blankToMissing(v.account),
+        name: blankToMissing(v.name),
+        phone: blankToMissing(v.phone),
+        mail: v.mail,
+        idNumber: v.idNumber,
+        loginTypes: v.loginTypes.replace(/[，、;；\s]+/g, ','),
+      },
+      lang,
+      out,
+    );
     const refs = this.lookup(v, dict);
     if (v.orgName === '') out.push({ field: 'orgName', message: t('validation.required') });
     else if (refs.org === 'ambiguous') out.push({ field: 'orgName', message: t('validation.orgAmbiguous') });

@@ -11,14 +11,3 @@ export const designerApi = {
   exportFile: (id: number) => api.get<Blob>('/crf/form/export', { id }, { raw: true }),
 };
 
-/** Saves a Blob under a file name (an <a download> click). */
-export function downloadBlob(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}

@@ -11,7 +11,8 @@ import { ApiError } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import { FormRenderer, useCrfForm, type RenderableForm } from '../../crf-renderer';
-import { designerApi, downloadBlob } from '../designer-api';
+import { designerApi } from '../designer-api';
+import { saveBlob } from '../../../lib/download';
 import { loadSharedValidation } from '../designer-i18n';
 import {
   addComponent,
@@ -210,7 +211,7 @@ function FormDesigner() {
   const exportJson = async () => {
     if (!meta.id) return;
     const blob = await designerApi.exportFile(meta.id);
-    downloadBlob(blob, `${draft.code || 'form'}.form.json`);
+    saveBlob(blob, `${draft.code || 'form'}.form.json`);
   };
 
   if (versionId === null)
