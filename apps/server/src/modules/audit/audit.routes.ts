@@ -13,6 +13,7 @@ import { auditEvents } from '../../db/schema';
 import { translator } from '../../lib/i18n';
 import type { Db } from '../../db/client';
 import { projectEventNames, projectTrail, projectTrailUsers } from './audit.service';
+import { offsetOf, pageOf } from '../../lib/page';
 
 type Query = z.output<typeof auditLogQuery>;
 const exportQuery = auditLogQuery;
@@ -54,8 +55,8 @@ async function page(db: Db, where: SQL | undefined, q: Query) {
     .where(where)
     .orderBy(desc(auditEvents.id))
     .limit(q.pageSize)
-    .offset((q.pageNumber - 1) * q.pageSize);
-  return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total?.n ?? 0, content: rows.map(toRow) };
+    .offset(offsetOf(q));
+  return pageOf(q, total?.n ?? 0, rows.map(toRow));
 }
 
 async function exportXlsx(db: Db, where: SQL | undefined, lang: Language, reply: FastifyReply, fileName: string) {

@@ -23,6 +23,7 @@ import { centerApplications, organizations, projects, sites, users } from '../..
 import { AppError } from '../../lib/errors';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import type { Db, Tx } from '../../db/client';
+import { offsetOf, pageOf } from '../../lib/page';
 
 const applicant = alias(users, 'applicant');
 const reviewer = alias(users, 'reviewer');
@@ -91,12 +92,7 @@ export function centerApplyRoutes({ database }: AppDeps): RouteSpec[] {
           .innerJoin(projects, eq(projects.id, centerApplications.projectId))
           .innerJoin(organizations, eq(organizations.id, centerApplications.orgId))
           .where(where);
-        return {
-          pageNumber: body.pageNumber,
-          pageSize: body.pageSize,
-          totalCount: total?.n ?? 0,
-          content: await rows(db, where, body.pageSize, (body.pageNumber - 1) * body.pageSize),
-        };
+        return pageOf(body, total?.n ?? 0, await rows(db, where, body.pageSize, offsetOf(body)));
       },
     }),
     defineRoute({

@@ -12,6 +12,7 @@ import { AppError } from '../../lib/errors';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import type { Tx } from '../../db/client';
 import { likeOf } from '../../lib/sql';
+import { offsetOf, pageOf } from '../../lib/page';
 
 const ORG_FIELDS = ['name', 'code', 'address', 'status'] as const;
 const DEPT_FIELDS = ['orgId', 'name', 'code', 'status'] as const;
@@ -55,13 +56,12 @@ export function orgRoutes({ database }: AppDeps): RouteSpec[] {
           .where(where)
           .orderBy(asc(organizations.name))
           .limit(body.pageSize)
-          .offset((body.pageNumber - 1) * body.pageSize);
-        return {
-          pageNumber: body.pageNumber,
-          pageSize: body.pageSize,
-          totalCount: total?.n ?? 0,
-          content: rows.map((r) => toRow(r.o, r.deptCount)),
-        };
+          .offset(offsetOf(body));
+        return pageOf(
+          body,
+          total?.n ?? 0,
+          rows.map((r) => toRow(r.o, r.deptCount)),
+        );
       },
     }),
     defineRoute({

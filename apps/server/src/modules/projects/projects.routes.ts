@@ -15,6 +15,7 @@ import type { AppDeps } from '../../app-deps';
 import { projectMembers, projects, roles } from '../../db/schema';
 import { ProjectsService, toDetail } from './projects.service';
 import { likeOf } from '../../lib/sql';
+import { offsetOf, pageOf } from '../../lib/page';
 
 
 export function projectRoutes({ database }: AppDeps): RouteSpec[] {
@@ -54,13 +55,12 @@ export function projectRoutes({ database }: AppDeps): RouteSpec[] {
           .where(where)
           .orderBy(body.sortOrder === 'desc' ? desc(col) : asc(col), asc(projects.id))
           .limit(body.pageSize)
-          .offset((body.pageNumber - 1) * body.pageSize);
-        return {
-          pageNumber: body.pageNumber,
-          pageSize: body.pageSize,
-          totalCount: total?.n ?? 0,
-          content: rows.map((r) => ({ ...toDetail(r.p, r.roleCode), roleName: r.roleName })),
-        };
+          .offset(offsetOf(body));
+        return pageOf(
+          body,
+          total?.n ?? 0,
+          rows.map((r) => ({ ...toDetail(r.p, r.roleCode), roleName: r.roleName })),
+        );
       },
     }),
     defineRoute({

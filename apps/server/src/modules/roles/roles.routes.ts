@@ -23,6 +23,7 @@ import { AppError } from '../../lib/errors';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import type { Db, Tx } from '../../db/client';
 import { likeOf } from '../../lib/sql';
+import { offsetOf, pageOf } from '../../lib/page';
 
 const ROLE_FIELDS = ['code', 'name', 'nameEn', 'description', 'kind', 'isDm', 'envDev', 'envUat', 'envPro', 'status'] as const;
 const GROUP_FIELDS = ['name', 'description', 'loginWindows', 'timezone', 'reviewerUserId', 'status'] as const;
@@ -89,8 +90,8 @@ export function roleRoutes({ database }: AppDeps): RouteSpec[] {
           .where(where)
           .orderBy(asc(roles.kind), asc(roles.code))
           .limit(body.pageSize)
-          .offset((body.pageNumber - 1) * body.pageSize);
-        return { pageNumber: body.pageNumber, pageSize: body.pageSize, totalCount: total?.n ?? 0, content: await roleRows(db, ids.map((r) => r.id)) };
+          .offset(offsetOf(body));
+        return pageOf(body, total?.n ?? 0, await roleRows(db, ids.map((r) => r.id)));
       },
     }),
     defineRoute({

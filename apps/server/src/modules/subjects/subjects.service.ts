@@ -20,6 +20,7 @@ import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import { translator } from '../../lib/i18n';
 import { likeOf } from '../../lib/sql';
+import { offsetOf, pageOf } from '../../lib/page';
 
 type Subject = typeof subjects.$inferSelect;
 const AUDITED = ['siteId', 'ptsNo', 'firstVisitDate', 'initials', 'medicalRecordId', 'inpatientId', 'outpatientId', 'idCard'] as const;
@@ -136,14 +137,14 @@ export class SubjectsService {
       siteName: subjects.siteId,
     }[q.sortField];
     const order = [q.sortOrder === 'desc' ? desc(sortCol) : asc(sortCol), q.sortOrder === 'desc' ? desc(subjects.id) : asc(subjects.id)];
-    const offset = (q.pageNumber - 1) * q.pageSize;
+    const offset = offsetOf(q);
     if (q.keyword || q.identifier || q.startDate || q.endDate) {
       // filters the counters do not hold: the rows and an exact count side by side
       const [total, list] = await Promise.all([
         this.db.select({ n: count() }).from(subjects).where(where),
         this.rowSelect().where(where).orderBy(...order).limit(q.pageSize).offset(offset),
       ]);
-      return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount: total[0]?.n ?? 0, content: list.map((r) => this.toRow(ctx, r)) };
+      return pageOf(q, total[0]?.n ?? 0, list.map((r) => this.toRow(ctx, r)));
     }
     // otherwise the total rides along with the rows, summed from the counters: one statement per page
     const counted = this.countByKeys(ctx, q, recycleBin);
@@ -153,7 +154,7 @@ export class SubjectsService {
       .limit(q.pageSize)
       .offset(offset);
     const totalCount = list.length ? Number(list[0]!.total) : ((await counted)[0]?.n ?? 0);
-    return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount, content: list.map((r) => this.toRow(ctx, r)) };
+    return pageOf(q, totalCount, list.map((r) => this.toRow(ctx, r)));
   }
 
   /** The exact total of a list filtered only by site, status and visit: summed from subject_counts. */

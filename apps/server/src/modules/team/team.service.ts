@@ -12,6 +12,7 @@ import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { roleAllowsEnv } from '../auth/auth.repo';
 import { likeOf } from '../../lib/sql';
+import { offsetOf, pageOf } from '../../lib/page';
 
 
 export interface MemberFilter {
@@ -60,8 +61,8 @@ export class TeamService {
       .where(where)
       .orderBy(asc(users.account))
       .limit(pageSize)
-      .offset((pageNumber - 1) * pageSize);
-    return { pageNumber, pageSize, totalCount: total?.n ?? 0, content: await this.rows(this.db, ids.map((r) => r.id)) };
+      .offset(offsetOf({ pageNumber, pageSize }));
+    return pageOf({ pageNumber, pageSize }, total?.n ?? 0, await this.rows(this.db, ids.map((r) => r.id)));
   }
 
   async all(ctx: ProjectScopedContext, f: MemberFilter): Promise<MemberRow[]> {

@@ -31,6 +31,7 @@ import { actorOf, diffEntries, recordAudit, type AuditEntry } from '../audit/aud
 import { hashPasswordDigest } from '../auth/auth.service';
 import * as repo from './users.repo';
 import { buildTemplate, readUserSheet, streamUserExport, type SheetRow } from './users.excel';
+import { offsetOf, pageOf } from '../../lib/page';
 
 /** The user fields the audit trail follows, field by field. */
 const AUDIT_FIELDS = [
@@ -142,10 +143,10 @@ export class UsersService {
   async list(q: UserListQuery) {
     const [totalCount, rows] = await Promise.all([
       repo.countUsers(this.db, q),
-      repo.listUsers(this.db, q, q.pageSize, (q.pageNumber - 1) * q.pageSize),
+      repo.listUsers(this.db, q, q.pageSize, offsetOf(q)),
     ]);
     const now = new Date();
-    return { pageNumber: q.pageNumber, pageSize: q.pageSize, totalCount, content: rows.map((r) => toListRow(r, now)) };
+    return pageOf(q, totalCount, rows.map((r) => toListRow(r, now)));
   }
 
   picker(keyword: string | undefined, limit: number): Promise<UserPickerRow[]> {
