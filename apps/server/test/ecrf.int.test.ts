@@ -162,3 +162,45 @@ describe('the answer of a save', () => {
     expect(Object.keys(read.body.data.values).sort()).toEqual(['HR', 'SYSBP']);
   });
 });
+
+describe('certifying a whole visit at once', () => {
+  it('is all or nothing: a form changed since it was shown, or not completed, is named and nothing is certified', async () => {
+    const pi = await s.api.login('pi');
+    const sched = async () => (await s.api.get<(Sched & { forms: { code: string; instances: { id: number; status: number; version: number }[] }[] })[]>('/project/pts/visits', { token: crc1, headers: P, query: { ptsId } })).body.data.find((v) => v.code === 'V1')!;
+    let v = await sched();
+    const vs = v.forms.find((f) => f.code === 'VS')!.instances[0]!;
+    // complete VS (the earlier test left it a draft)
+    const done = await s.api.post<View>('/crf/form/item/result/saveBatch', {
+      token: crc1,
+      headers: P,
+      json: { ptsId, visitId: v1, formId: v.forms.find((f) => f.code === 'VS')!.formId, entryMode: 2, version: vs.version, items: [{ variable: 'VSDTC', value: '2026-11-01 09:30' }, { variable: 'DIABP', value: 80 }] },
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    v = await sched();
+    const items = v.forms.flatMap((f) => f.instances).map((i) => ({ instanceId: i.id, version: i.version }));
+    const stale = await s.api.post('/crf/form/item/result/checkBatch', {
+      token: pi,
+      headers: { ...P, language: 'en_US' },
+      json: { items: items.map((i, n) => (n === 0 ? { ...i, version: i.version - 1 } : i)) },
+    });
+    expect(stale.status).toBe(409);
+    expect(JSON.stringify(stale.body)).toContain('changed since you opened it');
+    expect((await sched()).forms.every((f) => f.instances.every((i) => i.status !== 3))).toBe(true);
+    // a coordinator may not certify
+    expect((await s.api.post('/crf/form/item/result/checkBatch', { token: crc1, headers: P, json: { items } })).status).toBe(403);
+    const ok = await s.api.post<{ id: number; status: number; version: number }[]>('/crf/report/saveItemCertified', { token: pi, headers: P, json: { items } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.data.map((r) => r.status)).toEqual(items.map(() => 3));
+    const certified = await sched();
+    expect(certified.forms.every((f) => f.status === 3)).toBe(true);
+    const audit = await s.database.executeSql(`select count(*)::int as n from audit_events where action = 'crf.certify' and entity_id = any($1)`, [items.map((i) => String(i.instanceId))]);
+    expect(Number(audit.rows[0]!.n)).toBeGreaterThanOrEqual(items.length);
+    // uncertifying in a batch needs a reason
+    const again = certified.forms.flatMap((f) => f.instances).map((i) => ({ instanceId: i.id, version: i.version }));
+    const dm = await s.api.login('dm');
+    expect((await s.api.post('/crf/form/item/result/checkCancel', { token: dm, headers: P, json: { items: again } })).status).toBe(400);
+    const undone = await s.api.post('/crf/form/item/result/checkCancel', { token: dm, headers: P, json: { items: again, reason: 'query on the blood pressure' } });
+    expect(undone.status, JSON.stringify(undone.body)).toBe(200);
+    expect((await sched()).forms.every((f) => f.status === 2)).toBe(true);
+  });
+});

@@ -133,6 +133,15 @@ export const certifyRequest = z.object({
   version: z.coerce.number().int().positive(),
   reason: z.string().max(500).optional(),
 });
+/** Certify (or uncertify, with a reason) several forms at once, all or nothing, each at the version the user saw. */
+export const certifyBatchRequest = z.object({
+  items: z
+    .array(z.object({ instanceId: z.coerce.number().int().positive(), version: z.coerce.number().int().positive() }))
+    .min(1)
+    .max(200),
+  reason: z.string().max(500).optional(),
+});
+export const certifyResult = z.object({ id: z.number().int(), status: z.number().int(), version: z.number().int() });
 export const scheduleVisit = z.object({
   visitId: z.number().int(),
   unscheduledId: z.number().int(),
@@ -144,7 +153,7 @@ export const scheduleVisit = z.object({
   end: z.string().nullable(),
   state: z.enum(['upcoming', 'inWindow', 'overdue', 'done']),
   forms: z.array(
-    z.object({ formId: z.number().int(), code: z.string(), name: z.string(), nameEn: z.string().nullable(), cycle: z.boolean(), status: z.number().int(), instances: z.array(z.object({ id: z.number().int(), repeatNo: z.number().int(), status: z.number().int() })) }),
+    z.object({ formId: z.number().int(), code: z.string(), name: z.string(), nameEn: z.string().nullable(), cycle: z.boolean(), status: z.number().int(), instances: z.array(z.object({ id: z.number().int(), repeatNo: z.number().int(), status: z.number().int(), version: z.number().int() })) }),
   ),
 });
 export type ScheduleVisit = z.infer<typeof scheduleVisit>;

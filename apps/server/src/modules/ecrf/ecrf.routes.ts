@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
+  certifyBatchRequest,
   certifyRequest,
+  certifyResult,
   crfInstanceView,
   crfKey,
   historyRow,
@@ -91,7 +93,7 @@ export function ecrfRoutes({ database }: AppDeps): RouteSpec[] {
       summary: 'Certify a completed form: it becomes read-only',
       tags: ['ecrf'],
       body: certifyRequest,
-      response: z.object({ id: z.number().int(), status: z.number().int(), version: z.number().int() }),
+      response: certifyResult,
       handler: ({ ctx, body }) => svc.certify(ctx, body.instanceId, body.version, true, body.reason),
     }),
     defineRoute({
@@ -101,8 +103,30 @@ export function ecrfRoutes({ database }: AppDeps): RouteSpec[] {
       summary: 'Uncertify a form, with a reason',
       tags: ['ecrf'],
       body: certifyRequest,
-      response: z.object({ id: z.number().int(), status: z.number().int(), version: z.number().int() }),
+      response: certifyResult,
       handler: ({ ctx, body }) => svc.certify(ctx, body.instanceId, body.version, false, body.reason),
+    }),
+    ...(['/crf/form/item/result/checkBatch', '/crf/report/saveItemCertified'] as const).map((url) =>
+      defineRoute({
+        method: 'POST',
+        url,
+        guard: { permission: { anyOf: ['crf:result:check'] }, scope: 'project' },
+        summary: 'Certify several completed forms at once (e.g. a whole visit), each at the version shown; all or nothing',
+        tags: ['ecrf'],
+        body: certifyBatchRequest,
+        response: z.array(certifyResult),
+        handler: ({ ctx, body }) => svc.certifyBatch(ctx, body.items, true, body.reason),
+      }),
+    ),
+    defineRoute({
+      method: 'POST',
+      url: '/crf/form/item/result/checkCancel',
+      guard: { permission: { anyOf: ['crf:result:uncheck'] }, scope: 'project' },
+      summary: 'Uncertify several forms at once, with a reason; all or nothing',
+      tags: ['ecrf'],
+      body: certifyBatchRequest,
+      response: z.array(certifyResult),
+      handler: ({ ctx, body }) => svc.certifyBatch(ctx, body.items, false, body.reason),
     }),
     defineRoute({
       method: 'POST',

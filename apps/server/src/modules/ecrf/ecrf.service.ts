@@ -337,7 +337,46 @@ export class EcrfService {
       if (on && inst.status !== CRF_STATUS.completed) throw new AppError('CONFLICT', { detail: translator(ctx.language)('errors.CERTIFY_NOT_COMPLETED') });
       if (!on && inst.status !== CRF_STATUS.certified) throw new AppError('CONFLICT', { detail: 'not certified' });
       if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'uncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
-      const now = new Date();
+      return (await this.setCertified(tx, ctx, [inst], on, reason))[0]!;
+    });
+  }
+
+  /**
+   * Certifies (or uncertifies) several forms in one transaction, each at the version the user saw: any form that
+   * changed since, is not in the needed state or is out of reach is named, and then nothing changes.
+   */
+  async certifyBatch(ctx: ProjectScopedContext, items: { instanceId: number; version: number }[], on: boolean, reason: string | undefined) {
+    const t = translator(ctx.language);
+    if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'uncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
+    return this.db.transaction(async (tx) => {
+      const ids = [...new Set(items.map((i) => i.instanceId))];
+      const rows = await tx
+        .select({ i: crfInstances, formName: forms.name })
+        .from(crfInstances)
+        .innerJoin(subjects, eq(subjects.id, crfInstances.subjectId))
+        .innerJoin(forms, eq(forms.id, crfInstances.formId))
+        .where(and(inArray(crfInstances.id, ids), isNull(crfInstances.deletedAt), this.subjects.scope(ctx)));
+      const byId = new Map(rows.map((r) => [r.i.id, r]));
+      const problems: FieldProblem[] = [];
+      for (const it of items) {
+        const r = byId.get(it.instanceId);
+        const field = r ? `${r.formName}${r.i.repeatNo > 1 ? ` #${r.i.repeatNo}` : ''}` : String(it.instanceId);
+        if (!r) problems.push({ field, message: t('errors.NOT_FOUND', { entity: t('entities.form') }) });
+        else if (r.i.version !== it.version) problems.push({ field, message: t('ecrf.changedSince', { time: r.i.updatedAt.toISOString().slice(0, 16).replace('T', ' ') }) });
+        else if (on && r.i.status !== CRF_STATUS.completed) problems.push({ field, message: t('errors.CERTIFY_NOT_COMPLETED') });
+        else if (!on && r.i.status !== CRF_STATUS.certified) problems.push({ field, message: t('ecrf.notCertified') });
+      }
+      if (problems.length) {
+        throw new AppError('CONFLICT', { detail: problems.map((p) => `${p.field}: ${p.message}`).join('; ') }, problems);
+      }
+      return this.setCertified(tx, ctx, ids.map((id) => byId.get(id)!.i), on, reason);
+    });
+  }
+
+  private async setCertified(tx: Tx, ctx: ProjectScopedContext, list: (typeof crfInstances.$inferSelect)[], on: boolean, reason: string | undefined) {
+    const now = new Date();
+    const out: { id: number; status: number; version: number }[] = [];
+    for (const inst of list) {
       const [after] = await tx
         .update(crfInstances)
         .set({
@@ -347,25 +386,29 @@ export class EcrfService {
           version: inst.version + 1,
           updatedAt: now,
         })
-        .where(eq(crfInstances.id, inst.id))
+        .where(and(eq(crfInstances.id, inst.id), eq(crfInstances.version, inst.version)))
         .returning();
-      await this.subjects.refreshProgress(tx, [inst.subjectId]);
-      await recordAudit(tx, actorOf(ctx), [
-        {
-          action: on ? 'crf.certify' : 'crf.uncertify',
-          entity: 'crf_instance',
-          entityId: inst.id,
-          projectId: ctx.project.id,
-          siteId: inst.siteId,
-          subjectId: inst.subjectId,
-          field: 'status',
-          oldValue: inst.status,
-          newValue: after!.status,
-          reason: reason ?? null,
-        },
-      ]);
-      return { id: after!.id, status: after!.status, version: after!.version };
-    });
+      if (!after) throw new AppError('STALE_WRITE', { user: '?', time: now.toISOString() });
+      out.push({ id: after.id, status: after.status, version: after.version });
+    }
+    await this.subjects.refreshProgress(tx, [...new Set(list.map((i) => i.subjectId))]);
+    await recordAudit(
+      tx,
+      actorOf(ctx),
+      list.map((inst) => ({
+        action: on ? 'crf.certify' : 'crf.uncertify',
+        entity: 'crf_instance',
+        entityId: inst.id,
+        projectId: ctx.project.id,
+        siteId: inst.siteId,
+        subjectId: inst.subjectId,
+        field: 'status',
+        oldValue: inst.status,
+        newValue: on ? CRF_STATUS.certified : CRF_STATUS.completed,
+        reason: reason ?? null,
+      })),
+    );
+    return out;
   }
 
   /** Removes one repeat of a cycle form (kept, marked deleted, with a reason). */
@@ -427,7 +470,7 @@ export class EcrfService {
             nameEn: (l.definition as { nameEn?: string }).nameEn ?? null,
             cycle: Boolean((l.definition as { cycle?: boolean }).cycle),
             status,
-            instances: is.map((i) => ({ id: i.id, repeatNo: i.repeatNo, status: i.status })),
+            instances: is.map((i) => ({ id: i.id, repeatNo: i.repeatNo, status: i.status, version: i.version })),
           };
         });
       const done = fs.length > 0 && fs.every((f) => f.status >= CRF_STATUS.completed);
