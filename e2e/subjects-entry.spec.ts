@@ -319,6 +319,27 @@ test('a cycle form: add another repeat, delete a repeat with a reason; a table f
   await page.context().close();
 });
 
+test('pi certifies a whole visit from the subject page: the completed forms, not the others', async ({ browser }) => {
+  const page = await open(browser, 'pi', detailUrl);
+  // V2 has AE #1 completed and vital signs not started
+  await expect(page.getByTestId('form-status-V2-AE-1')).toContainText('Completed');
+  await page.getByTestId('certify-visit-V2').click();
+  await expect(page.getByTestId('certify-visit-forms')).toContainText('Adverse events #1');
+  await expect(page.locator('.ant-modal')).toContainText('Not completed yet, so not certified: Vital signs');
+  await shot(page, 'subjects-certify-visit-en.png');
+  await page.getByTestId('certify-visit-ok').click();
+  await expect(page.getByTestId('form-status-V2-AE-1')).toContainText('Certified');
+  await expect(page.getByTestId('form-status-V2-VS')).toContainText('Not started');
+  await expect(page.getByTestId('certify-visit-V2')).toHaveCount(0);
+  await page.context().close();
+
+  // a coordinator has no such button
+  const crc = await open(browser, 'crc1', detailUrl);
+  await expect(crc.getByTestId('visit-V2')).toBeVisible();
+  await expect(crc.getByTestId('certify-visit-V2')).toHaveCount(0);
+  await crc.context().close();
+});
+
 test('screens in Chinese, timeline, task list and calendar', async ({ browser }) => {
   const page = await open(browser, 'crc1', '/project/sickLoop', 'zh_CN');
   await expect(page.getByTestId(`subject-link-${NO}`)).toBeVisible();

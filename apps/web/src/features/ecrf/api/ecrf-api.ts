@@ -68,6 +68,9 @@ export const ecrfApi = {
     api.post<unknown>('/crf/report/check', { instanceId, version }, { silent: true }),
   uncertify: (instanceId: number, version: number, reason: string) =>
     api.post<unknown>('/crf/report/checkCancel', { instanceId, version, reason }, { silent: true }),
+  /** certify several completed forms (a visit) at the versions shown; all or nothing */
+  certifyBatch: (items: { instanceId: number; version: number }[]) =>
+    api.postJson<unknown>('/crf/form/item/result/checkBatch', { items }, { silent: true }),
   deleteRepeat: (instanceId: number, reason: string) =>
     api.post<unknown>('/crf/form/item/result/deleteRepeatForm', { instanceId, reason }, { silent: true }),
 };

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import {
+  Alert,
   App,
   Button,
   Card,
@@ -23,14 +24,16 @@ import {
   EditOutlined,
   FileTextOutlined,
   PlusOutlined,
+  SafetyCertificateOutlined,
   SwapOutlined,
 } from '@ant-design/icons';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { Dayjs } from 'dayjs';
 import {
   can,
+  CRF_STATUS,
   type FormRow,
   type Permission,
   type ScheduleVisit,
@@ -42,6 +45,7 @@ import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import { CrfEntry } from '../../ecrf/components/crf-entry';
 import { CrfStatusTag } from '../../ecrf/components/status';
+import { ecrfApi } from '../../ecrf/api/ecrf-api';
 import { scheduleQuery, subjectQuery, subjectsApi } from '../api/subjects-api';
 import { StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
@@ -297,6 +301,7 @@ function VisitsTab({
   const access = useAccess();
   const allowed = (p: Permission) => Boolean(access && can(access.pms, { anyOf: [p] }));
   const [adding, setAdding] = useState(false);
+  const [certifying, setCertifying] = useState<ScheduleVisit | null>(null);
   const language = useSession((s) => s.language);
   const env = useSession((s) => s.env);
   const projectId = useSession((s) => s.project?.id ?? null);
@@ -340,6 +345,18 @@ function VisitsTab({
                   <span>{v.name}</span>
                   <VisitStateTag state={v.state} />
                 </Space>
+              }
+              extra={
+                allowed('crf:result:check') && completedOf(v).length > 0 ? (
+                  <Button
+                    size="small"
+                    icon={<SafetyCertificateOutlined />}
+                    onClick={() => setCertifying(v)}
+                    data-testid={`certify-visit-${v.code}${v.unscheduledId ? `-${v.unscheduledId}` : ''}`}
+                  >
+                    {t('certifyVisit.button')}
+                  </Button>
+                ) : null
               }
             >
               <Typography.Text type="secondary" style={{ fontSize: 12 }}>
@@ -414,7 +431,74 @@ function VisitsTab({
         </div>
       )}
       {adding ? <UnscheduledDialog subject={subject} onClose={() => setAdding(false)} /> : null}
+      {certifying ? (
+        <CertifyVisitDialog visit={certifying} formName={formName} onClose={() => setCertifying(null)} />
+      ) : null}
     </div>
+  );
+}
+
+/** The completed (not yet certified) forms of a visit, each repeat at the version shown. */
+function completedOf(v: ScheduleVisit) {
+  return v.forms.flatMap((f) =>
+    f.instances.filter((i) => i.status === CRF_STATUS.completed).map((i) => ({ form: f, instance: i })),
+  );
+}
+
+/** Certifies every completed form of one visit at once, at the versions shown (issue 5 §5, checkBatch). */
+function CertifyVisitDialog({
+  visit,
+  formName,
+  onClose,
+}: {
+  visit: ScheduleVisit;
+  formName: (f: { formId: number; name: string }) => string;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation('subjects');
+  const { message } = App.useApp();
+  const qc = useQueryClient();
+  const list = completedOf(visit);
+  const pending = visit.forms.filter((f) => f.status < CRF_STATUS.completed);
+  const m = useMutation({
+    mutationFn: () => ecrfApi.certifyBatch(list.map((x) => ({ instanceId: x.instance.id, version: x.instance.version }))),
+    onSuccess: async () => {
+      void message.success(t('certifyVisit.done', { count: list.length, visit: visit.name }));
+      await qc.invalidateQueries({ queryKey: ['subjects'] });
+      onClose();
+    },
+  });
+  return (
+    <Modal
+      open
+      title={t('certifyVisit.title', { visit: `${visit.code} ${visit.name}` })}
+      okText={t('certifyVisit.ok', { count: list.length })}
+      cancelText={t('certifyVisit.cancel')}
+      onOk={() => m.mutate()}
+      confirmLoading={m.isPending}
+      onCancel={onClose}
+      okButtonProps={{ 'data-testid': 'certify-visit-ok' }}
+    >
+      <Typography.Paragraph type="secondary">{t('certifyVisit.description')}</Typography.Paragraph>
+      <ul data-testid="certify-visit-forms">
+        {list.map((x) => (
+          <li key={x.instance.id}>
+            {formName(x.form)}
+            {x.form.cycle ? ` #${x.instance.repeatNo}` : ''}
+          </li>
+        ))}
+      </ul>
+      {pending.length ? (
+        <Alert
+          type="info"
+          showIcon
+          title={t('certifyVisit.pending', { forms: pending.map((f) => formName(f)).join(', ') })}
+        />
+      ) : null}
+      {m.error ? (
+        <Alert type="error" showIcon title={m.error.message} style={{ marginTop: 12 }} data-testid="certify-visit-error" />
+      ) : null}
+    </Modal>
   );
 }
 
