@@ -166,7 +166,8 @@ describe('the answer of a save', () => {
 describe('certifying a whole visit at once', () => {
   it('is all or nothing: a form changed since it was shown, or not completed, is named and nothing is certified', async () => {
     const pi = await s.api.login('pi');
-    const sched = async () => (await s.api.get<(Sched & { forms: { code: string; instances: { id: number; status: number; version: number }[] }[] })[]>('/project/pts/visits', { token: crc1, headers: P, query: { ptsId } })).body.data.find((v) => v.code === 'V1')!;
+    type Visit = { visitId: number; code: string; forms: { formId: number; code: string; status: number; instances: { id: number; status: number; version: number }[] }[] };
+    const sched = async () => (await s.api.get<Visit[]>('/project/pts/visits', { token: crc1, headers: P, query: { ptsId } })).body.data.find((v) => v.code === 'V1')!;
     let v = await sched();
     const vs = v.forms.find((f) => f.code === 'VS')!.instances[0]!;
     // complete VS (the earlier test left it a draft)
