@@ -44,8 +44,8 @@ export class SubjectsService {
   }
 
   /** The list's columns: the subject, its site and organisation, and the name of its current visit. */
-  private rowSelect(total: SQL = sql`null`) {
-    return this.db
+  private rowSelect(total: SQL = sql`null`, db: Db | Tx = this.db) {
+    return db
       .select({ s: subjects, siteName: sites.name, orgId: sites.orgId, orgNo: organizations.code, visitName: visits.name, total: sql<number | null>`(${total})` })
       .from(subjects)
       .innerJoin(sites, eq(sites.id, subjects.siteId))
@@ -89,18 +89,9 @@ export class SubjectsService {
   /** Rows as the list shows them, in the given order (for subjects just read or written in `db`). */
   async toRows(db: Db | Tx, ctx: ProjectScopedContext, list: Subject[]): Promise<SubjectRow[]> {
     if (list.length === 0) return [];
-    const ss = await db
-      .select({ id: sites.id, name: sites.name, orgId: sites.orgId, orgCode: organizations.code })
-      .from(sites)
-      .innerJoin(organizations, eq(organizations.id, sites.orgId))
-      .where(inArray(sites.id, [...new Set(list.map((s) => s.siteId))]));
-    const visitIds = [...new Set(list.map((s) => s.currentVisitId).filter((v): v is number => v !== null))];
-    const vs = visitIds.length ? await db.select({ id: visits.id, name: visits.name }).from(visits).where(inArray(visits.id, visitIds)) : [];
-    return list.map((s) => {
-      const site = ss.find((x) => x.id === s.siteId)!;
-      const visitName = vs.find((v) => v.id === s.currentVisitId)?.name ?? null;
-      return this.toRow(ctx, { s, siteName: site.name, orgId: site.orgId, orgNo: site.orgCode, visitName });
-    });
+    const rows = await this.rowSelect(sql`null`, db).where(inArray(subjects.id, list.map((s) => s.id)));
+    const byId = new Map(rows.map((r) => [r.s.id, r]));
+    return list.map((s) => this.toRow(ctx, { ...byId.get(s.id)!, s }));
   }
 
   /** Recomputes current visit and form progress of these subjects (in the transaction that changed their forms). */

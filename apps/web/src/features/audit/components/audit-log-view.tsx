@@ -1,5 +1,5 @@
 import { Fragment, useMemo, useState } from 'react';
-import { App, Button, DatePicker, Empty, Form, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { App, Button, DatePicker, Form, Select, Space, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { ExportOutlined, SearchOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
@@ -16,7 +16,7 @@ import {
   type AuditSource,
 } from '../api/audit-api';
 import { dateRangeProblem, rangeBounds } from '../lib/date-range';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 
 interface FilterValues {
   action?: string;
@@ -78,10 +78,15 @@ export function AuditLogView({
   const [exporting, setExporting] = useState(false);
   const login = source.key === 'login';
 
-  const q = useQuery(auditPageQuery(source, { ...filters, pageNumber: page, pageSize }, `${scope}:${i18n.language}`));
+  const q = useQuery(
+    auditPageQuery(source, { ...filters, pageNumber: page, pageSize }, `${scope}:${i18n.language}`),
+  );
   const events = useQuery(auditEventsQuery(source, scope, i18n.language));
   const users = useQuery(auditUsersQuery(source, scope, userKw, canPickUser));
-  const eventLabel = useMemo(() => new Map((events.data ?? []).map((e) => [e.value, e.label])), [events.data]);
+  const eventLabel = useMemo(
+    () => new Map((events.data ?? []).map((e) => [e.value, e.label])),
+    [events.data],
+  );
   // the server translates event names; where it has no label yet (it answers the code), a web label stands in
   const labelOf = (action: string) => {
     const server = eventLabel.get(action);
@@ -108,7 +113,10 @@ export function AuditLogView({
 
   const rangeRule = (which: 'start' | 'end') => ({
     validator: () => {
-      const p = dateRangeProblem(form.getFieldValue('start') as Dayjs | null, form.getFieldValue('end') as Dayjs | null);
+      const p = dateRangeProblem(
+        form.getFieldValue('start') as Dayjs | null,
+        form.getFieldValue('end') as Dayjs | null,
+      );
       if (!p) return Promise.resolve();
       // the start carries "start after end", the end carries "more than 90 days"
       if ((p === 'startAfterEnd') !== (which === 'start')) return Promise.resolve();
@@ -125,10 +133,23 @@ export function AuditLogView({
       ),
       dataIndex: 'createTime',
       width: 160,
-      render: (v: string) => <span style={{ whiteSpace: 'nowrap' }}>{dayjs(v).format('YYYY-MM-DD HH:mm:ss')}</span>,
+      render: (v: string) => (
+        <span style={{ whiteSpace: 'nowrap' }}>{dayjs(v).format('YYYY-MM-DD HH:mm:ss')}</span>
+      ),
     },
-    { title: t('cols.user'), dataIndex: 'userName', width: 110, ellipsis: true, render: (v: string | null) => v ?? '—' },
-    { title: t('cols.env'), dataIndex: 'env', width: 70, render: (v: string | null) => (v ? <Tag>{v}</Tag> : '—') },
+    {
+      title: t('cols.user'),
+      dataIndex: 'userName',
+      width: 110,
+      ellipsis: true,
+      render: (v: string | null) => v ?? '—',
+    },
+    {
+      title: t('cols.env'),
+      dataIndex: 'env',
+      width: 70,
+      render: (v: string | null) => (v ? <Tag>{v}</Tag> : '—'),
+    },
     {
       title: t('cols.event'),
       dataIndex: 'action',
@@ -145,7 +166,9 @@ export function AuditLogView({
           {
             title: t('cols.detail'),
             key: 'detail',
-            render: (_: unknown, r: AuditLogRow) => <Value v={[r.field, r.newValue].filter(Boolean).join(': ') || null} />,
+            render: (_: unknown, r: AuditLogRow) => (
+              <Value v={[r.field, r.newValue].filter(Boolean).join(': ') || null} />
+            ),
           },
         ]
       : [
@@ -159,7 +182,9 @@ export function AuditLogView({
                 {r.entityId ? <Typography.Text type="secondary"> #{r.entityId}</Typography.Text> : null}
                 {r.field ? (
                   <div>
-                    <Typography.Text type="secondary">{t(`fieldNames.${r.field}`, { defaultValue: r.field })}</Typography.Text>
+                    <Typography.Text type="secondary">
+                      {t(`fieldNames.${r.field}`, { defaultValue: r.field })}
+                    </Typography.Text>
                   </div>
                 ) : null}
               </div>
@@ -168,14 +193,28 @@ export function AuditLogView({
           { title: t('cols.oldValue'), dataIndex: 'oldValue', render: (v: string | null) => <Value v={v} /> },
           { title: t('cols.newValue'), dataIndex: 'newValue', render: (v: string | null) => <Value v={v} /> },
         ]),
-    { title: t('cols.reason'), dataIndex: 'reason', width: 140, render: (v: string | null) => <Value v={v} /> },
+    {
+      title: t('cols.reason'),
+      dataIndex: 'reason',
+      width: 140,
+      render: (v: string | null) => <Value v={v} />,
+    },
   ];
 
   const filtered = Boolean(filters.action || filters.userId || filters.startTime || filters.endTime);
 
   return (
     <div data-testid={testId}>
-      <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'flex-start', gap: 8, flexWrap: 'wrap', marginBottom: 8 }}>
+      <div
+        style={{
+          display: 'flex',
+          justifyContent: 'space-between',
+          alignItems: 'flex-start',
+          gap: 8,
+          flexWrap: 'wrap',
+          marginBottom: 8,
+        }}
+      >
         <Form form={form} layout="inline" onFinish={search} style={{ rowGap: 8 }} data-testid="audit-filters">
           {!login && (events.data?.length ?? 0) > 0 ? (
             <Form.Item name="action">
@@ -230,38 +269,23 @@ export function AuditLogView({
           </Button>
         ) : null}
       </div>
-      {q.isError && !q.data ? (
-        <Result
-          status="error"
-          title={t('loadFailed')}
-          subTitle={q.error.message}
-          extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
-        />
-      ) : (
-        <Table<AuditLogRow>
-          rowKey="id"
-          size="small"
-          loading={q.isFetching}
-          dataSource={q.data?.content ?? []}
-          columns={columns}
-          scroll={{ x: login ? 1000 : 1100 }}
-          onRow={() => ({ style: { verticalAlign: 'top' } })}
-          locale={{
-            emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={filtered ? t('noMatch') : t('empty')} />,
-          }}
-          pagination={tablePagination({
-            page,
-            pageSize,
-            total: q.data?.totalCount ?? 0,
-            showTotal: (n) => t('total', { count: n }),
-            onChange: (p, s) => {
-              setPage(p);
-              setPageSize(s);
-            },
-          })}
-          data-testid="audit-table"
-        />
-      )}
+      <PagedTable<AuditLogRow>
+        query={q}
+        page={page}
+        pageSize={pageSize}
+        onPage={(p, s) => {
+          setPage(p);
+          setPageSize(s);
+        }}
+        empty={filtered ? t('noMatch') : t('empty')}
+        texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+        rowKey="id"
+        size="small"
+        columns={columns}
+        scroll={{ x: login ? 1000 : 1100 }}
+        onRow={() => ({ style: { verticalAlign: 'top' } })}
+        data-testid="audit-table"
+      />
     </div>
   );
 }

@@ -1,5 +1,19 @@
 import { useState } from 'react';
-import { App, Button, Card, Empty, Form, Input, Modal, Radio, Result, Space, Table, Tabs, Tag, Typography } from 'antd';
+import {
+  App,
+  Button,
+  Card,
+  Empty,
+  Form,
+  Input,
+  Modal,
+  Radio,
+  Result,
+  Space,
+  Tabs,
+  Tag,
+  Typography,
+} from 'antd';
 import type { TableProps } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -9,7 +23,7 @@ import { CENTER_APPLY_STATUS, LIMITS, type CenterApplyRow, type Permission } fro
 import { applyPageQuery, centerApplyApi } from '../api/center-apply-api';
 import { usePms } from '../../audit/lib/use-pms';
 import { useSession } from '../../session/session-store';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 
 const TABS: { key: 'ing' | 'pass' | 'unpass'; status: number; permission: Permission }[] = [
   { key: 'ing', status: CENTER_APPLY_STATUS.ing, permission: 'apply:ing:query' },
@@ -27,7 +41,14 @@ export default function CenterApplyPage() {
   const [applying, setApplying] = useState(false);
 
   if (env !== 'PRO') {
-    return <Result status="info" title={t('proOnly')} subTitle={t('proOnlyHint')} data-testid="center-apply-pro-only" />;
+    return (
+      <Result
+        status="info"
+        title={t('proOnly')}
+        subTitle={t('proOnlyHint')}
+        data-testid="center-apply-pro-only"
+      />
+    );
   }
   return (
     <Card data-testid="center-apply-page">
@@ -39,7 +60,11 @@ export default function CenterApplyPage() {
             {t('apply')}
           </Button>
         }
-        items={tabs.map((x) => ({ key: x.key, label: t(`tabs.${x.key}`), children: <ApplyList status={x.status} canReview={x.key === 'ing' && has('apply:ing:audit')} /> }))}
+        items={tabs.map((x) => ({
+          key: x.key,
+          label: t(`tabs.${x.key}`),
+          children: <ApplyList status={x.status} canReview={x.key === 'ing' && has('apply:ing:audit')} />,
+        }))}
       />
       {tabs.length === 0 ? <Empty description={t('noLists')} /> : null}
       <ApplyDialog open={applying} onClose={() => setApplying(false)} />
@@ -56,7 +81,15 @@ function ApplyList({ status, canReview }: { status: number; canReview: boolean }
   const q = useQuery(applyPageQuery({ status, pageNumber, pageSize, keyword }));
   const time = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—');
   const columns: TableProps<CenterApplyRow>['columns'] = [
-    { title: t('fields.project'), key: 'project', render: (_: unknown, r) => <span>{r.projectNo} · {r.projectName}</span> },
+    {
+      title: t('fields.project'),
+      key: 'project',
+      render: (_: unknown, r) => (
+        <span>
+          {r.projectNo} · {r.projectName}
+        </span>
+      ),
+    },
     { title: t('fields.org'), dataIndex: 'orgName' },
     { title: t('fields.applicant'), dataIndex: 'applicantName', width: 140 },
     { title: t('fields.applyTime'), dataIndex: 'createTime', width: 150, render: time },
@@ -64,8 +97,18 @@ function ApplyList({ status, canReview }: { status: number; canReview: boolean }
     ...(status === CENTER_APPLY_STATUS.ing
       ? []
       : [
-          { title: t('fields.reviewer'), dataIndex: 'reviewerName', width: 130, render: (v: string | null) => v ?? '—' },
-          { title: t('fields.reason'), dataIndex: 'reviewReason', ellipsis: true, render: (v: string | null) => v ?? '—' },
+          {
+            title: t('fields.reviewer'),
+            dataIndex: 'reviewerName',
+            width: 130,
+            render: (v: string | null) => v ?? '—',
+          },
+          {
+            title: t('fields.reason'),
+            dataIndex: 'reviewReason',
+            ellipsis: true,
+            render: (v: string | null) => v ?? '—',
+          },
           { title: t('fields.reviewTime'), dataIndex: 'reviewTime', width: 150, render: time },
         ]),
     ...(canReview
@@ -75,7 +118,12 @@ function ApplyList({ status, canReview }: { status: number; canReview: boolean }
             key: 'actions',
             width: 100,
             render: (_: unknown, r: CenterApplyRow) => (
-              <Button type="link" size="small" onClick={() => setReviewing(r)} data-testid="center-apply-review">
+              <Button
+                type="link"
+                size="small"
+                onClick={() => setReviewing(r)}
+                data-testid="center-apply-review"
+              >
                 {t('review')}
               </Button>
             ),
@@ -97,29 +145,20 @@ function ApplyList({ status, canReview }: { status: number; canReview: boolean }
           }}
         />
       </Space>
-      {q.isError && !q.data ? (
-        <Result status="error" title={t('loadFailed')} subTitle={q.error.message} extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>} />
-      ) : (
-        <Table<CenterApplyRow>
-          rowKey="id"
-          size="middle"
-          loading={q.isFetching}
-          dataSource={q.data?.content ?? []}
-          columns={columns}
-          locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('empty')} /> }}
-          pagination={tablePagination({
-            page: pageNumber,
-            pageSize,
-            total: q.data?.totalCount ?? 0,
-            showTotal: (n) => t('total', { count: n }),
-            onChange: (p, s) => {
-              setPage(p);
-              setPageSize(s);
-            },
-          })}
-          data-testid={`center-apply-table-${status}`}
-        />
-      )}
+      <PagedTable<CenterApplyRow>
+        query={q}
+        page={pageNumber}
+        pageSize={pageSize}
+        onPage={(p, s) => {
+          setPage(p);
+          setPageSize(s);
+        }}
+        empty={t('empty')}
+        texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+        rowKey="id"
+        columns={columns}
+        data-testid={`center-apply-table-${status}`}
+      />
       <ReviewDialog row={reviewing} onClose={() => setReviewing(null)} />
     </>
   );
@@ -132,7 +171,8 @@ function ReviewDialog({ row, onClose }: { row: CenterApplyRow | null; onClose: (
   const [form] = Form.useForm<{ pass: boolean; reason: string; siteNo?: string }>();
   const pass = Form.useWatch('pass', form);
   const m = useMutation({
-    mutationFn: (v: { pass: boolean; reason: string; siteNo?: string }) => centerApplyApi.review(row!.id, v.pass, v.reason, v.siteNo || undefined),
+    mutationFn: (v: { pass: boolean; reason: string; siteNo?: string }) =>
+      centerApplyApi.review(row!.id, v.pass, v.reason, v.siteNo || undefined),
     onSuccess: (r) => {
       void message.success(r.status === CENTER_APPLY_STATUS.pass ? t('passed') : t('refused'));
       void qc.invalidateQueries({ queryKey: ['centerApply'] });
@@ -160,11 +200,20 @@ function ReviewDialog({ row, onClose }: { row: CenterApplyRow | null; onClose: (
           />
         </Form.Item>
         {pass ? (
-          <Form.Item name="siteNo" label={t('siteNo')} extra={t('siteNoHint')} rules={[{ max: 20, message: t('siteNoMax') }]}>
+          <Form.Item
+            name="siteNo"
+            label={t('siteNo')}
+            extra={t('siteNoHint')}
+            rules={[{ max: 20, message: t('siteNoMax') }]}
+          >
             <Input maxLength={20} />
           </Form.Item>
         ) : null}
-        <Form.Item name="reason" label={t('reason')} rules={[{ required: true, whitespace: true, message: t('reasonRequired') }]}>
+        <Form.Item
+          name="reason"
+          label={t('reason')}
+          rules={[{ required: true, whitespace: true, message: t('reasonRequired') }]}
+        >
           <Input.TextArea rows={3} maxLength={500} showCount />
         </Form.Item>
       </Form>
@@ -179,7 +228,8 @@ function ApplyDialog({ open, onClose }: { open: boolean; onClose: () => void }) 
   const qc = useQueryClient();
   const [form] = Form.useForm<{ projectNo: string; note?: string }>();
   const m = useMutation({
-    mutationFn: (v: { projectNo: string; note?: string }) => centerApplyApi.apply(v.projectNo, v.note || undefined),
+    mutationFn: (v: { projectNo: string; note?: string }) =>
+      centerApplyApi.apply(v.projectNo, v.note || undefined),
     onSuccess: () => {
       void message.success(t('applied'));
       void qc.invalidateQueries({ queryKey: ['centerApply'] });
@@ -199,7 +249,11 @@ function ApplyDialog({ open, onClose }: { open: boolean; onClose: () => void }) 
     >
       <Typography.Paragraph type="secondary">{t('applyHint')}</Typography.Paragraph>
       <Form form={form} layout="vertical" preserve={false}>
-        <Form.Item name="projectNo" label={t('projectNo')} rules={[{ required: true, whitespace: true, message: t('projectNoRequired') }]}>
+        <Form.Item
+          name="projectNo"
+          label={t('projectNo')}
+          rules={[{ required: true, whitespace: true, message: t('projectNoRequired') }]}
+        >
           <Input maxLength={40} data-testid="center-apply-project-no" />
         </Form.Item>
         <Form.Item name="note" label={t('note')}>

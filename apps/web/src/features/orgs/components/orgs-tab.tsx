@@ -10,10 +10,8 @@ import {
   List,
   Modal,
   Popconfirm,
-  Result,
   Row,
   Space,
-  Table,
   Typography,
 } from 'antd';
 import type { TableProps } from 'antd';
@@ -23,7 +21,7 @@ import { useTranslation } from 'react-i18next';
 import { can, LIMITS, type DeptRow, type OrgRow, type Permission } from '@esource/shared';
 import { deptsQuery, orgsApi, orgsPageQuery, type OrgInput } from '../api/orgs-api';
 import { useAccess } from '../../session/use-user-info';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 
 function useHas() {
   const access = useAccess();
@@ -56,7 +54,12 @@ export function OrgsTab() {
   const columns: TableProps<OrgRow>['columns'] = [
     { title: t('fields.name'), dataIndex: 'name', ellipsis: true },
     { title: t('fields.code'), dataIndex: 'code', width: 120, render: (v: string | null) => v ?? '—' },
-    { title: t('fields.address'), dataIndex: 'address', ellipsis: true, render: (v: string | null) => v ?? '—' },
+    {
+      title: t('fields.address'),
+      dataIndex: 'address',
+      ellipsis: true,
+      render: (v: string | null) => v ?? '—',
+    },
     { title: t('fields.deptCount'), dataIndex: 'deptCount', width: 130, align: 'right' },
     {
       title: t('actions'),
@@ -89,7 +92,15 @@ export function OrgsTab() {
     <div data-testid="orgs-tab">
       <Row gutter={16}>
         <Col xs={24} xl={15}>
-          <div style={{ display: 'flex', justifyContent: 'space-between', gap: 8, marginBottom: 16, flexWrap: 'wrap' }}>
+          <div
+            style={{
+              display: 'flex',
+              justifyContent: 'space-between',
+              gap: 8,
+              marginBottom: 16,
+              flexWrap: 'wrap',
+            }}
+          >
             <Input.Search
               allowClear
               placeholder={t('searchPlaceholder')}
@@ -101,43 +112,32 @@ export function OrgsTab() {
               }}
             />
             {has('system:org:add') ? (
-              <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ org: null })} data-testid="orgs-add">
+              <Button
+                type="primary"
+                icon={<PlusOutlined />}
+                onClick={() => setEditing({ org: null })}
+                data-testid="orgs-add"
+              >
                 {t('add')}
               </Button>
             ) : null}
           </div>
-          {q.isError && !q.data ? (
-            <Result
-              status="error"
-              title={t('loadFailed')}
-              subTitle={q.error.message}
-              extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
-            />
-          ) : (
-            <Table<OrgRow>
-              rowKey="id"
-              size="middle"
-              loading={q.isFetching}
-              dataSource={q.data?.content ?? []}
-              columns={columns}
-              onRow={(o) => ({ onClick: () => setSelected(o), style: { cursor: 'pointer' } })}
-              rowClassName={(o) => (o.id === selected?.id ? 'ant-table-row-selected' : '')}
-              locale={{
-                emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={keyword ? t('noMatch') : t('empty')} />,
-              }}
-              pagination={tablePagination({
-                page,
-                pageSize,
-                total: q.data?.totalCount ?? 0,
-                showTotal: (n) => t('total', { count: n }),
-                onChange: (p, s) => {
-                  setPage(p);
-                  setPageSize(s);
-                },
-              })}
-              data-testid="orgs-table"
-            />
-          )}
+          <PagedTable<OrgRow>
+            query={q}
+            page={page}
+            pageSize={pageSize}
+            onPage={(p, s) => {
+              setPage(p);
+              setPageSize(s);
+            }}
+            empty={keyword ? t('noMatch') : t('empty')}
+            texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+            rowKey="id"
+            columns={columns}
+            onRow={(o) => ({ onClick: () => setSelected(o), style: { cursor: 'pointer' } })}
+            rowClassName={(o) => (o.id === selected?.id ? 'ant-table-row-selected' : '')}
+            data-testid="orgs-table"
+          />
         </Col>
         <Col xs={24} xl={9}>
           <DeptPanel org={selected} />
@@ -155,7 +155,8 @@ function OrgFormDialog({ open, org, onClose }: { open: boolean; org: OrgRow | nu
   useEffect(() => {
     if (!open) return;
     form.resetFields();
-    if (org) form.setFieldsValue({ name: org.name, code: org.code ?? undefined, address: org.address ?? undefined });
+    if (org)
+      form.setFieldsValue({ name: org.name, code: org.code ?? undefined, address: org.address ?? undefined });
   }, [open, org, form]);
   const save = useMutation({
     mutationFn: (v: OrgInput) => {
@@ -284,7 +285,9 @@ function DeptPanel({ org }: { org: OrgRow | null }) {
                       value={renaming.name}
                       maxLength={50}
                       onChange={(e) => setRenaming({ id: d.id, name: e.target.value })}
-                      onPressEnter={() => renaming.name.trim() && rename.mutate({ id: d.id, name: renaming.name.trim() })}
+                      onPressEnter={() =>
+                        renaming.name.trim() && rename.mutate({ id: d.id, name: renaming.name.trim() })
+                      }
                     />
                     <Button
                       icon={<CheckOutlined />}
@@ -293,7 +296,11 @@ function DeptPanel({ org }: { org: OrgRow | null }) {
                       onClick={() => rename.mutate({ id: d.id, name: renaming.name.trim() })}
                       aria-label={t('save')}
                     />
-                    <Button icon={<CloseOutlined />} onClick={() => setRenaming(null)} aria-label={t('cancel')} />
+                    <Button
+                      icon={<CloseOutlined />}
+                      onClick={() => setRenaming(null)}
+                      aria-label={t('cancel')}
+                    />
                   </Space.Compact>
                 </List.Item>
               ) : (

@@ -1,20 +1,5 @@
 import { useState } from 'react';
-import {
-  Alert,
-  App,
-  Button,
-  Card,
-  Descriptions,
-  Empty,
-  Input,
-  Result,
-  Select,
-  Space,
-  Table,
-  Tag,
-  Tooltip,
-  Typography,
-} from 'antd';
+import { Alert, App, Button, Card, Descriptions, Input, Select, Space, Tag, Tooltip, Typography } from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
 import {
   CopyOutlined,
@@ -34,7 +19,7 @@ import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import { openProjectQuery, projectListQuery, type SortField } from '../api/project-manage-api';
 import { ProjectDialog } from '../components/project-dialog';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 import {
   CopyProjectDialog,
   DeleteProjectDialog,
@@ -365,42 +350,17 @@ export default function ProjectManagePage() {
             </Button>
           ) : null}
         </div>
-        {list.isError && !list.data ? (
-          <Result
-            status="warning"
-            title={t('loadFailed')}
-            extra={
-              <Button onClick={() => void list.refetch()} data-testid="project-retry">
-                {t('retry')}
-              </Button>
-            }
-            data-testid="project-list-error"
-          />
-        ) : (
-          <Table<ProjectListRow>
-            rowKey="id"
-            size="middle"
-            columns={columns}
-            dataSource={list.data?.content ?? []}
-            loading={list.isFetching}
-            onChange={onTableChange}
-            data-testid="project-table"
-            locale={{
-              emptyText: (
-                <Empty
-                  image={Empty.PRESENTED_IMAGE_SIMPLE}
-                  description={filtered ? t('noMatch') : t('noProjects', { env })}
-                />
-              ),
-            }}
-            pagination={tablePagination({
-              page: pageNumber,
-              pageSize,
-              total: list.data?.totalCount ?? 0,
-              showTotal: (n) => t('total', { count: n }),
-            })}
-          />
-        )}
+        <PagedTable<ProjectListRow>
+          query={list}
+          page={pageNumber}
+          pageSize={pageSize}
+          empty={filtered ? t('noMatch') : t('noProjects', { env })}
+          texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+          rowKey="id"
+          columns={columns}
+          onChange={onTableChange}
+          data-testid="project-table"
+        />
       </Card>
 
       {dialog?.kind === 'create' ? (

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { App, Button, Empty, Input, Popconfirm, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { App, Button, Input, Popconfirm, Select, Space, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { CheckOutlined, PlusOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,7 +10,7 @@ import { countByModule } from '../lib/permission-tree';
 import { usePermissionLabel } from '../lib/use-permission-label';
 import { RoleFormDialog } from './role-form-dialog';
 import { useAccess } from '../../session/use-user-info';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 
 const TOOLBAR = {
   display: 'flex',
@@ -21,7 +21,11 @@ const TOOLBAR = {
 } as const;
 
 const Flag = ({ on, testId }: { on: boolean; testId?: string }) =>
-  on ? <CheckOutlined style={{ color: '#389e0d' }} data-testid={testId} /> : <span style={{ color: '#bfbfbf' }}>—</span>;
+  on ? (
+    <CheckOutlined style={{ color: '#389e0d' }} data-testid={testId} />
+  ) : (
+    <span style={{ color: '#bfbfbf' }}>—</span>
+  );
 
 /** Roles (spec §6): code, name, kind, DM flag, DEV / UAT / PRO flags, holders; add, edit, delete. */
 export function RolesTab() {
@@ -48,7 +52,12 @@ export function RolesTab() {
   });
 
   const columns: TableProps<RoleRow>['columns'] = [
-    { title: t('fields.code'), dataIndex: 'code', width: 130, render: (v: string) => <Typography.Text code>{v}</Typography.Text> },
+    {
+      title: t('fields.code'),
+      dataIndex: 'code',
+      width: 130,
+      render: (v: string) => <Typography.Text code>{v}</Typography.Text>,
+    },
     {
       title: t('fields.name'),
       dataIndex: 'name',
@@ -68,12 +77,38 @@ export function RolesTab() {
       title: t('fields.kind'),
       dataIndex: 'kind',
       width: 100,
-      render: (v: string) => <Tag color={v === 'system' ? 'purple' : 'blue'}>{t(`kind.${v}`, { defaultValue: v })}</Tag>,
+      render: (v: string) => (
+        <Tag color={v === 'system' ? 'purple' : 'blue'}>{t(`kind.${v}`, { defaultValue: v })}</Tag>
+      ),
     },
-    { title: t('flags.isDmShort'), dataIndex: 'isDm', width: 64, align: 'center', render: (v: boolean) => <Flag on={v} /> },
-    { title: 'DEV', dataIndex: 'envDev', width: 64, align: 'center', render: (v: boolean) => <Flag on={v} /> },
-    { title: 'UAT', dataIndex: 'envUat', width: 64, align: 'center', render: (v: boolean) => <Flag on={v} /> },
-    { title: 'PRO', dataIndex: 'envPro', width: 64, align: 'center', render: (v: boolean) => <Flag on={v} /> },
+    {
+      title: t('flags.isDmShort'),
+      dataIndex: 'isDm',
+      width: 64,
+      align: 'center',
+      render: (v: boolean) => <Flag on={v} />,
+    },
+    {
+      title: 'DEV',
+      dataIndex: 'envDev',
+      width: 64,
+      align: 'center',
+      render: (v: boolean) => <Flag on={v} />,
+    },
+    {
+      title: 'UAT',
+      dataIndex: 'envUat',
+      width: 64,
+      align: 'center',
+      render: (v: boolean) => <Flag on={v} />,
+    },
+    {
+      title: 'PRO',
+      dataIndex: 'envPro',
+      width: 64,
+      align: 'center',
+      render: (v: boolean) => <Flag on={v} />,
+    },
     {
       title: t('fields.permissions'),
       dataIndex: 'permissions',
@@ -146,40 +181,31 @@ export function RolesTab() {
           />
         </Space>
         {has('system:role:add') ? (
-          <Button type="primary" icon={<PlusOutlined />} onClick={() => setEditing({ role: null })} data-testid="roles-add">
+          <Button
+            type="primary"
+            icon={<PlusOutlined />}
+            onClick={() => setEditing({ role: null })}
+            data-testid="roles-add"
+          >
             {t('add')}
           </Button>
         ) : null}
       </div>
-      {q.isError && !q.data ? (
-        <Result
-          status="error"
-          title={t('loadFailed')}
-          subTitle={q.error.message}
-          extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
-        />
-      ) : (
-        <Table<RoleRow>
-          rowKey="id"
-          size="middle"
-          loading={q.isFetching}
-          dataSource={q.data?.content ?? []}
-          columns={columns}
-          scroll={{ x: 1100 }}
-          locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('empty')} /> }}
-          pagination={tablePagination({
-            page,
-            pageSize,
-            total: q.data?.totalCount ?? 0,
-            showTotal: (n) => t('total', { count: n }),
-            onChange: (p, s) => {
-              setPage(p);
-              setPageSize(s);
-            },
-          })}
-          data-testid="roles-table"
-        />
-      )}
+      <PagedTable<RoleRow>
+        query={q}
+        page={page}
+        pageSize={pageSize}
+        onPage={(p, s) => {
+          setPage(p);
+          setPageSize(s);
+        }}
+        empty={t('empty')}
+        texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+        rowKey="id"
+        columns={columns}
+        scroll={{ x: 1100 }}
+        data-testid="roles-table"
+      />
       <RoleFormDialog open={editing !== null} role={editing?.role ?? null} onClose={() => setEditing(null)} />
     </div>
   );

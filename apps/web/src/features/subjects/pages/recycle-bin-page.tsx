@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { App, Button, Card, Empty, Input, Result, Table, Tag, Typography } from 'antd';
+import { App, Button, Card, Input, Tag, Typography } from 'antd';
 import type { TableColumnsType } from 'antd';
 import { UndoOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -13,7 +13,7 @@ import { recyclePageQuery, subjectsApi } from '../api/subjects-api';
 import { ReasonDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
 import { intParam } from '../subject-logic';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 
 /** /project/failedPtsList: deleted subjects (status 0) with the reason; restore returns them to their previous status. */
 export default function RecycleBinPage() {
@@ -54,7 +54,13 @@ export default function RecycleBinPage() {
       width: 160,
       render: (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—'),
     },
-    { title: t('col.deleteReason'), dataIndex: 'deleteReason', key: 'deleteReason', ellipsis: true, render: (v: string | null) => v ?? '—' },
+    {
+      title: t('col.deleteReason'),
+      dataIndex: 'deleteReason',
+      key: 'deleteReason',
+      ellipsis: true,
+      render: (v: string | null) => v ?? '—',
+    },
   ];
   if (canRestore)
     columns.push({
@@ -94,35 +100,20 @@ export default function RecycleBinPage() {
           }}
           data-testid="recycle-search"
         />
-        {q.isError && !q.data ? (
-          <Result
-            status="warning"
-            title={t('loadFailed')}
-            extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
-          />
-        ) : (
-          <Table<SubjectRow>
-            rowKey="ptsId"
-            size="middle"
-            columns={columns}
-            dataSource={q.data?.content ?? []}
-            loading={q.isFetching}
-            data-testid="recycle-table"
-            locale={{
-              emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('recycle.empty')} />,
-            }}
-            pagination={tablePagination({
-              page: pageNumber,
-              pageSize,
-              total: q.data?.totalCount ?? 0,
-              showTotal: (n) => t('total', { count: n }),
-              onChange: (p, s) => {
-                setPage(p);
-                setPageSize(s);
-              },
-            })}
-          />
-        )}
+        <PagedTable<SubjectRow>
+          query={q}
+          page={pageNumber}
+          pageSize={pageSize}
+          onPage={(p, s) => {
+            setPage(p);
+            setPageSize(s);
+          }}
+          empty={t('recycle.empty')}
+          texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+          rowKey="ptsId"
+          columns={columns}
+          data-testid="recycle-table"
+        />
       </Card>
       {restoring ? (
         <ReasonDialog

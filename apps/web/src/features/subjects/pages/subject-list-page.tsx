@@ -5,13 +5,10 @@ import {
   Card,
   DatePicker,
   Dropdown,
-  Empty,
   Input,
   Progress,
-  Result,
   Select,
   Space,
-  Table,
   Tag,
   Tooltip,
   Typography,
@@ -48,7 +45,7 @@ import { SubjectImportDialog } from '../components/subject-import-dialog';
 import { currentVisitLabel, formPercent } from '../subject-excel';
 import { allowedTargets, IDENTIFIER_FIELDS, intParam, LIVE_STATUSES, rangeProblem } from '../subject-logic';
 import { subjectDetailPath } from '../subject-links';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 
 type Dialog =
   { kind: 'add' } | { kind: 'import' } | { kind: 'edit' | 'status' | 'delete'; subject: SubjectRow } | null;
@@ -446,43 +443,22 @@ export default function SubjectListPage() {
             ) : null}
           </Space>
         </div>
-        {q.isError && !q.data ? (
-          <Result
-            status="warning"
-            title={t('loadFailed')}
-            subTitle={q.error.message}
-            extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
-          />
-        ) : (
-          <Table<SubjectRow>
-            rowKey="ptsId"
-            size="middle"
-            columns={columns}
-            dataSource={q.data?.content ?? []}
-            loading={q.isFetching}
-            onChange={onTable}
-            scroll={{ x: 1380 }}
-            data-testid="subject-table"
-            locale={{
-              emptyText: (
-                <Empty
-                  image={Empty.PRESENTED_IMAGE_SIMPLE}
-                  description={filtered ? t('noMatch') : t('empty', { env })}
-                />
-              ),
-            }}
-            pagination={tablePagination({
-              page: pageNumber,
-              pageSize,
-              total: q.data?.totalCount ?? 0,
-              showTotal: (n) => t('total', { count: n }),
-              onChange: (p, s) => {
-                setPage(p);
-                setPageSize(s);
-              },
-            })}
-          />
-        )}
+        <PagedTable<SubjectRow>
+          query={q}
+          page={pageNumber}
+          pageSize={pageSize}
+          onPage={(p, s) => {
+            setPage(p);
+            setPageSize(s);
+          }}
+          empty={filtered ? t('noMatch') : t('empty', { env })}
+          texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+          rowKey="ptsId"
+          columns={columns}
+          onChange={onTable}
+          scroll={{ x: 1380 }}
+          data-testid="subject-table"
+        />
       </Card>
       {dialog?.kind === 'add' || dialog?.kind === 'edit' ? (
         <SubjectDialog

@@ -1,18 +1,5 @@
 import { useState } from 'react';
-import {
-  App,
-  Button,
-  Card,
-  Empty,
-  Input,
-  Popconfirm,
-  Result,
-  Select,
-  Space,
-  Table,
-  Tag,
-  Tooltip,
-} from 'antd';
+import { App, Button, Card, Input, Popconfirm, Select, Space, Tag, Tooltip } from 'antd';
 import type { TableColumnsType } from 'antd';
 import {
   DownloadOutlined,
@@ -32,7 +19,7 @@ import { useAccess } from '../../session/use-user-info';
 import { roleOptionsQuery, teamApi, teamPageQuery, teamSitesQuery, type TeamFilters } from '../api/team-api';
 import { MemberDialog, MessageDialog, roleLabel, type MemberDialogMode } from '../components/member-dialog';
 import { saveBlob } from '../member-form';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 
 /** /project/user-manage (team:member:query): the project's team in this environment. */
 export default function TeamPage() {
@@ -270,45 +257,25 @@ export default function TeamPage() {
             data-testid="filter-member-status"
           />
         </div>
-        {q.isError && !q.data ? (
-          <Result
-            status="warning"
-            title={t('loadFailed')}
-            extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
-          />
-        ) : (
-          <Table<MemberRow>
-            rowKey="id"
-            size="middle"
-            columns={columns}
-            dataSource={q.data?.content ?? []}
-            loading={q.isFetching}
-            data-testid="team-table"
-            rowSelection={
-              canMessage
-                ? { selectedRowKeys: selected.map((m) => m.id), onChange: (_k, rows) => setSelected(rows) }
-                : undefined
-            }
-            locale={{
-              emptyText: (
-                <Empty
-                  image={Empty.PRESENTED_IMAGE_SIMPLE}
-                  description={filtered ? t('noMatch') : t('empty', { env })}
-                />
-              ),
-            }}
-            pagination={tablePagination({
-              page: pageNumber,
-              pageSize,
-              total: q.data?.totalCount ?? 0,
-              showTotal: (n) => t('total', { count: n }),
-              onChange: (p, s) => {
-                setPage(p);
-                setPageSize(s);
-              },
-            })}
-          />
-        )}
+        <PagedTable<MemberRow>
+          query={q}
+          page={pageNumber}
+          pageSize={pageSize}
+          onPage={(p, s) => {
+            setPage(p);
+            setPageSize(s);
+          }}
+          empty={filtered ? t('noMatch') : t('empty', { env })}
+          texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+          rowKey="id"
+          columns={columns}
+          data-testid="team-table"
+          rowSelection={
+            canMessage
+              ? { selectedRowKeys: selected.map((m) => m.id), onChange: (_k, rows) => setSelected(rows) }
+              : undefined
+          }
+        />
       </Card>
       {dialog && dialog.mode !== 'message' ? (
         <MemberDialog

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { App, Button, Empty, Input, Popconfirm, Result, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { App, Button, Input, Popconfirm, Select, Space, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import {
   DownloadOutlined,
@@ -11,7 +11,13 @@ import {
 } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { LIMITS, LOGIN_TYPES, USER_SORT_FIELDS, type UserAddResponse, type UserListRow } from '@esource/shared';
+import {
+  LIMITS,
+  LOGIN_TYPES,
+  USER_SORT_FIELDS,
+  type UserAddResponse,
+  type UserListRow,
+} from '@esource/shared';
 import {
   fileStamp,
   orgOptionsQuery,
@@ -25,7 +31,7 @@ import { usePms } from '../lib/use-pms';
 import { usePageParam } from '../lib/use-page-param';
 import { UserFormDialog } from './user-form-dialog';
 import { ImportDialog } from './import-dialog';
-import { tablePagination } from '../../../lib/pagination';
+import { PagedTable } from '../../../components/paged-table';
 import {
   fmtTime,
   InitialPasswordDialog,
@@ -68,7 +74,9 @@ export function UsersTab() {
   const roles = useQuery(systemRoleOptionsQuery(has('system:role:query')));
   // role names in the interface language (the list carries the Chinese name only)
   const en = i18n.language === 'en_US';
-  const roleName = new Map((roles.data?.content ?? []).map((r) => [r.id, en && r.nameEn ? r.nameEn : r.name]));
+  const roleName = new Map(
+    (roles.data?.content ?? []).map((r) => [r.id, en && r.nameEn ? r.nameEn : r.name]),
+  );
 
   const change = (patch: Partial<UserListFilters>) => {
     setFilters((f) => ({ ...f, ...patch }));
@@ -76,7 +84,10 @@ export function UsersTab() {
   };
 
   const template = () =>
-    void usersApi.template().then((b) => saveBlob(b, `${t('templateFileName')}.xlsx`), () => undefined);
+    void usersApi.template().then(
+      (b) => saveBlob(b, `${t('templateFileName')}.xlsx`),
+      () => undefined,
+    );
   const doExport = () => {
     setExporting(true);
     usersApi
@@ -90,7 +101,11 @@ export function UsersTab() {
   };
 
   const sortOrderOf = (f: SortField) =>
-    filters.sortField === f ? (filters.sortOrder === 'asc' ? ('ascend' as const) : ('descend' as const)) : null;
+    filters.sortField === f
+      ? filters.sortOrder === 'asc'
+        ? ('ascend' as const)
+        : ('descend' as const)
+      : null;
 
   const onTableChange: TableProps<UserListRow>['onChange'] = (_p, _f, sorter) => {
     const s = Array.isArray(sorter) ? sorter[0] : sorter;
@@ -114,7 +129,14 @@ export function UsersTab() {
         </Typography.Link>
       ),
     },
-    { title: t('fields.name'), dataIndex: 'name', sorter: true, sortOrder: sortOrderOf('name'), width: 140, ellipsis: true },
+    {
+      title: t('fields.name'),
+      dataIndex: 'name',
+      sorter: true,
+      sortOrder: sortOrderOf('name'),
+      width: 140,
+      ellipsis: true,
+    },
     { title: t('fields.phone'), dataIndex: 'phone', width: 130 },
     {
       title: t('fields.org'),
@@ -191,7 +213,12 @@ export function UsersTab() {
             {t('view')}
           </Button>
           {has('system:user:update') ? (
-            <Button type="link" size="small" onClick={() => setFormUser({ id: r.id })} data-testid="user-edit">
+            <Button
+              type="link"
+              size="small"
+              onClick={() => setFormUser({ id: r.id })}
+              data-testid="user-edit"
+            >
               {t('edit')}
             </Button>
           ) : null}
@@ -282,7 +309,11 @@ export function UsersTab() {
         </Space>
         <Space wrap size={[8, 8]} style={{ marginLeft: 'auto' }}>
           {has('system:user:message') ? (
-            <Button icon={<MailOutlined />} disabled={selected.length === 0} onClick={() => setMessageTo(selected)}>
+            <Button
+              icon={<MailOutlined />}
+              disabled={selected.length === 0}
+              onClick={() => setMessageTo(selected)}
+            >
               {t('sendMessage')}
               {selected.length ? ` (${selected.length})` : ''}
             </Button>
@@ -292,66 +323,63 @@ export function UsersTab() {
               <Button icon={<DownloadOutlined />} onClick={template} data-testid="users-template">
                 {t('downloadTemplate')}
               </Button>
-              <Button icon={<ImportOutlined />} onClick={() => setImportOpen(true)} data-testid="users-import">
+              <Button
+                icon={<ImportOutlined />}
+                onClick={() => setImportOpen(true)}
+                data-testid="users-import"
+              >
                 {t('import')}
               </Button>
             </>
           ) : null}
           {has('system:user:export') ? (
-            <Button icon={<ExportOutlined />} loading={exporting} onClick={doExport} data-testid="users-export">
+            <Button
+              icon={<ExportOutlined />}
+              loading={exporting}
+              onClick={doExport}
+              data-testid="users-export"
+            >
               {t('export')}
             </Button>
           ) : null}
           {has('system:user:add') ? (
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => setFormUser({ id: null })} data-testid="users-add">
+            <Button
+              type="primary"
+              icon={<PlusOutlined />}
+              onClick={() => setFormUser({ id: null })}
+              data-testid="users-add"
+            >
               {t('add')}
             </Button>
           ) : null}
         </Space>
       </div>
 
-      {q.isError && !q.data ? (
-        <Result
-          status="error"
-          title={t('loadFailed')}
-          subTitle={q.error.message}
-          extra={<Button onClick={() => void q.refetch()}>{t('retry')}</Button>}
-        />
-      ) : (
-        <Table<UserListRow>
-          rowKey="id"
-          size="middle"
-          loading={q.isFetching}
-          dataSource={q.data?.content ?? []}
-          columns={columns}
-          onChange={onTableChange}
-          scroll={{ x: 1720 }}
-          rowSelection={
-            has('system:user:message')
-              ? { selectedRowKeys: selected.map((u) => u.id), onChange: (_k, rows) => setSelected(rows) }
-              : undefined
-          }
-          locale={{
-            emptyText: (
-              <Empty
-                image={Empty.PRESENTED_IMAGE_SIMPLE}
-                description={filters.keyword || filters.orgId || filters.status !== undefined || filters.loginType ? t('noMatch') : t('empty')}
-              />
-            ),
-          }}
-          pagination={tablePagination({
-            page,
-            pageSize,
-            total: q.data?.totalCount ?? 0,
-            showTotal: (n) => t('total', { count: n }),
-            onChange: (p, s) => {
-              setPage(p);
-              setPageSize(s);
-            },
-          })}
-          data-testid="users-table"
-        />
-      )}
+      <PagedTable<UserListRow>
+        query={q}
+        page={page}
+        pageSize={pageSize}
+        onPage={(p, s) => {
+          setPage(p);
+          setPageSize(s);
+        }}
+        empty={
+          filters.keyword || filters.orgId || filters.status !== undefined || filters.loginType
+            ? t('noMatch')
+            : t('empty')
+        }
+        texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
+        rowKey="id"
+        columns={columns}
+        onChange={onTableChange}
+        scroll={{ x: 1720 }}
+        rowSelection={
+          has('system:user:message')
+            ? { selectedRowKeys: selected.map((u) => u.id), onChange: (_k, rows) => setSelected(rows) }
+            : undefined
+        }
+        data-testid="users-table"
+      />
 
       <UserFormDialog
         open={formUser !== null}
