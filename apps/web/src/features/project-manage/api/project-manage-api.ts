@@ -1,5 +1,5 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import type { OrgRow, ProjectDetail, ProjectListRow } from '@esource/shared';
+import type { ProjectDetail, ProjectListRow } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import type { ProjectBody, ProjectPatch } from '../project-form';
 
@@ -44,19 +44,6 @@ export const openProjectQuery = (env: string, projectId: number | null) =>
     queryKey: ['project-manage', 'detail', env, projectId],
     queryFn: () => api.post<ProjectDetail>('/pro/info/get'),
     enabled: projectId !== null,
-  });
-
-/** POST /org/info/page: organisations for pickers. */
-export const orgOptionsQuery = (keyword: string) =>
-  queryOptions({
-    queryKey: ['orgs', 'options', keyword],
-    queryFn: () =>
-      api.post<Page<OrgRow>>('/org/info/page', {
-        pageNumber: 1,
-        pageSize: 50,
-        keyword: keyword || undefined,
-      }),
-    placeholderData: keepPreviousData,
   });
 
 // Writes are silent: the dialogs show the server's message next to the fields (or in the dialog) themselves.

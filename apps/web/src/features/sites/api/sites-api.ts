@@ -1,5 +1,5 @@
-import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import type { MemberRow, OrgRow, SiteDetailRow, SiteSchedule } from '@esource/shared';
+import { queryOptions } from '@tanstack/react-query';
+import type { MemberRow, SiteDetailRow, SiteSchedule } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 
 interface Page<T> {
@@ -39,19 +39,6 @@ export const siteScheduleQuery = (env: string, projectId: number | null, siteId:
       }),
     enabled: projectId !== null && siteId !== null,
     retry: false,
-  });
-
-/** POST /org/info/page: organisations for the picker (searched by name or code). */
-export const orgPickerQuery = (keyword: string) =>
-  queryOptions({
-    queryKey: ['orgs', 'picker', keyword],
-    queryFn: () =>
-      api.post<Page<OrgRow>>('/org/info/page', {
-        pageNumber: 1,
-        pageSize: 50,
-        keyword: keyword || undefined,
-      }),
-    placeholderData: keepPreviousData,
   });
 
 /** Enabled team members of this environment: who may be principal investigator. */

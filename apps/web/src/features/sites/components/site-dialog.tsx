@@ -5,7 +5,8 @@ import { useTranslation } from 'react-i18next';
 import type { SiteDetailRow } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
-import { orgPickerQuery, piCandidatesQuery, sitesApi } from '../api/sites-api';
+import { piCandidatesQuery, sitesApi } from '../api/sites-api';
+import { orgsPageQuery } from '../../orgs/api/orgs-api';
 import { siteBody, siteDuplicateField, siteFormValues, type SiteFormValues } from '../site-form';
 
 interface Props {
@@ -24,7 +25,10 @@ export function SiteDialog({ site, onClose, onSaved }: Props) {
   const [orgKeyword, setOrgKeyword] = useState('');
   const [busy, setBusy] = useState(false);
   const [general, setGeneral] = useState<string | null>(null);
-  const orgs = useQuery({ ...orgPickerQuery(orgKeyword), enabled: mode === 'add' });
+  const orgs = useQuery({
+    ...orgsPageQuery({ pageNumber: 1, pageSize: 50, keyword: orgKeyword || undefined }),
+    enabled: mode === 'add',
+  });
   const pis = useQuery(piCandidatesQuery(env, projectId, true));
 
   const submit = async (v: SiteFormValues) => {

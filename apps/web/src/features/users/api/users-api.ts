@@ -1,7 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import type {
   DeptRow,
-  OrgRow,
   PermissionGroupRow,
   RoleRow,
   UserAddResponse,
@@ -44,7 +43,8 @@ export interface UserInput {
 }
 
 /** The browser's time zone: times are shown, and exported, in the viewer's zone (DESIGN §10). */
-export const viewerTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'Asia/Shanghai';
+export const viewerTimeZone = (): string =>
+  Intl.DateTimeFormat().resolvedOptions().timeZone || 'Asia/Shanghai';
 
 export const usersApi = {
   list: (p: UserListFilters & { pageNumber: number; pageSize: number }) =>
@@ -91,14 +91,7 @@ export const userDetailQuery = (id: number | null) =>
     enabled: id !== null,
   });
 
-/** Choices for the user form: organisations (first 200), system roles, permission groups. */
-export const orgOptionsQuery = () =>
-  queryOptions({
-    queryKey: ['users', 'orgOptions'],
-    queryFn: () => api.post<Page<OrgRow>>('/org/info/page', { pageNumber: 1, pageSize: 200 }),
-    staleTime: 30_000,
-  });
-
+/** Choices for the user form: departments, system roles, permission groups (organisations: orgsPageQuery). */
 export const deptOptionsQuery = (orgId: number | undefined) =>
   queryOptions({
     queryKey: ['users', 'deptOptions', orgId],
@@ -111,7 +104,11 @@ export const systemRoleOptionsQuery = (enabled: boolean) =>
   queryOptions({
     queryKey: ['users', 'systemRoles'],
     queryFn: () =>
-      api.post<Page<RoleRow>>('/sys/role/page', { pageNumber: 1, pageSize: 200, kind: 'system' }, { silent: true }),
+      api.post<Page<RoleRow>>(
+        '/sys/role/page',
+        { pageNumber: 1, pageSize: 200, kind: 'system' },
+        { silent: true },
+      ),
     enabled,
     staleTime: 30_000,
   });

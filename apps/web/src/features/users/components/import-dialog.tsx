@@ -98,7 +98,10 @@ export function ImportDialog({
       ) : (
         <>
           <Typography.Paragraph type="secondary">
-            {t('importHint', { rows: USER_IMPORT_LIMITS.maxRows, mb: USER_IMPORT_LIMITS.maxBytes / 1024 / 1024 })}
+            {t('importHint', {
+              rows: USER_IMPORT_LIMITS.maxRows,
+              mb: USER_IMPORT_LIMITS.maxBytes / 1024 / 1024,
+            })}
             {onTemplate ? (
               <Button type="link" size="small" icon={<DownloadOutlined />} onClick={onTemplate}>
                 {t('downloadTemplate')}

@@ -7,10 +7,17 @@ import type { UserAddResponse, UserListRow } from '@esource/shared';
 import { systemRoleOptionsQuery, userDetailQuery, usersApi } from '../api/users-api';
 import { usePms } from '../lib/use-pms';
 
-export const fmtTime = (v: string | null | undefined): string => (v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '—');
+export const fmtTime = (v: string | null | undefined): string =>
+  v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '—';
 
 /** The generated initial password, shown once (it is never shown again) with a copy button. */
-export function InitialPasswordDialog({ added, onClose }: { added: UserAddResponse | null; onClose: () => void }) {
+export function InitialPasswordDialog({
+  added,
+  onClose,
+}: {
+  added: UserAddResponse | null;
+  onClose: () => void;
+}) {
   const { t } = useTranslation('users');
   return (
     <Modal
@@ -67,7 +74,9 @@ export function UserStatusDialog({ user, onClose }: { user: UserListRow | null; 
       okButtonProps={{ danger: next === 0 }}
       confirmLoading={m.isPending}
     >
-      {next === 0 ? <Alert type="info" showIcon title={t('disableNote')} style={{ marginBottom: 16 }} /> : null}
+      {next === 0 ? (
+        <Alert type="info" showIcon title={t('disableNote')} style={{ marginBottom: 16 }} />
+      ) : null}
       <Form form={form} layout="vertical" onFinish={(v) => m.mutate(v.reason)}>
         <Form.Item
           name="reason"
@@ -143,7 +152,11 @@ export function UserDetailDrawer({ userId, onClose }: { userId: number | null; o
   const roles = useQuery(systemRoleOptionsQuery(userId !== null && has('system:role:query')));
   const d = q.data;
   const role = roles.data?.content.find((r) => r.id === d?.systemRoleId);
-  const roleName = role ? (i18n.language === 'en_US' && role.nameEn ? role.nameEn : role.name) : d?.systemRoleName;
+  const roleName = role
+    ? i18n.language === 'en_US' && role.nameEn
+      ? role.nameEn
+      : role.name
+    : d?.systemRoleName;
   return (
     <Drawer open={userId !== null} onClose={onClose} title={t('detailTitle')} size={560}>
       {q.isPending ? (
@@ -151,7 +164,13 @@ export function UserDetailDrawer({ userId, onClose }: { userId: number | null; o
       ) : q.isError || !d ? (
         <Alert type="error" showIcon title={q.error?.message ?? t('loadFailed')} />
       ) : (
-        <Descriptions column={1} bordered size="small" data-testid="user-detail" styles={{ label: { width: 160 } }}>
+        <Descriptions
+          column={1}
+          bordered
+          size="small"
+          data-testid="user-detail"
+          styles={{ label: { width: 160 } }}
+        >
           <Descriptions.Item label={t('fields.account')}>{d.account}</Descriptions.Item>
           <Descriptions.Item label={t('fields.name')}>{d.name}</Descriptions.Item>
           <Descriptions.Item label={t('fields.phone')}>{d.phone ?? '—'}</Descriptions.Item>
@@ -167,7 +186,9 @@ export function UserDetailDrawer({ userId, onClose }: { userId: number | null; o
             </Space>
           </Descriptions.Item>
           <Descriptions.Item label={t('fields.systemRole')}>{roleName ?? '—'}</Descriptions.Item>
-          <Descriptions.Item label={t('fields.permissionGroup')}>{d.permissionGroupName ?? '—'}</Descriptions.Item>
+          <Descriptions.Item label={t('fields.permissionGroup')}>
+            {d.permissionGroupName ?? '—'}
+          </Descriptions.Item>
           <Descriptions.Item label={t('fields.status')}>
             <Space>
               <Tag color={d.status === 1 ? 'green' : 'default'}>{t(`status.${d.status}`)}</Tag>

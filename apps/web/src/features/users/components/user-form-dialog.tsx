@@ -8,7 +8,6 @@ import { ApiError } from '../../../lib/api-client';
 import {
   deptOptionsQuery,
   groupOptionsQuery,
-  orgOptionsQuery,
   systemRoleOptionsQuery,
   userDetailQuery,
   usersApi,
@@ -16,6 +15,7 @@ import {
 } from '../api/users-api';
 import { userFieldProblem } from '../lib/user-rules';
 import { usePms } from '../lib/use-pms';
+import { orgsPageQuery } from '../../orgs/api/orgs-api';
 
 interface FormValues {
   account?: string;
@@ -65,7 +65,7 @@ export function UserFormDialog({
   const qc = useQueryClient();
   const editing = userId !== null;
   const detail = useQuery({ ...userDetailQuery(userId), enabled: open && editing });
-  const orgs = useQuery({ ...orgOptionsQuery(), enabled: open });
+  const orgs = useQuery({ ...orgsPageQuery({ pageNumber: 1, pageSize: 200 }), enabled: open });
   const orgId = Form.useWatch('orgId', form);
   const depts = useQuery({ ...deptOptionsQuery(orgId), enabled: open && orgId !== undefined });
   const roles = useQuery({ ...systemRoleOptionsQuery(open && has('system:role:query')) });
@@ -177,7 +177,11 @@ export function UserFormDialog({
               <Form.Item
                 name="account"
                 label={t('fields.account')}
-                rules={editing ? [] : [{ required: true, message: t('validation.accountRequired') }, check('account')]}
+                rules={
+                  editing
+                    ? []
+                    : [{ required: true, message: t('validation.accountRequired') }, check('account')]
+                }
                 extra={editing ? t('accountFixed') : t('accountHint', { max: LIMITS.accountMax })}
               >
                 <Input
@@ -192,7 +196,10 @@ export function UserFormDialog({
               <Form.Item
                 name="name"
                 label={t('fields.name')}
-                rules={[{ required: true, whitespace: true, message: t('validation.nameRequired') }, { max: 50 }]}
+                rules={[
+                  { required: true, whitespace: true, message: t('validation.nameRequired') },
+                  { max: 50 },
+                ]}
               >
                 <Input maxLength={50} data-testid="user-name" />
               </Form.Item>
@@ -209,7 +216,12 @@ export function UserFormDialog({
               </Form.Item>
             </Col>
             <Col span={12}>
-              <Form.Item name="mail" label={t('fields.mail')} rules={[check('mail')]} validateTrigger="onBlur">
+              <Form.Item
+                name="mail"
+                label={t('fields.mail')}
+                rules={[check('mail')]}
+                validateTrigger="onBlur"
+              >
                 <Input maxLength={100} data-testid="user-mail" />
               </Form.Item>
             </Col>
@@ -227,7 +239,9 @@ export function UserFormDialog({
               <Form.Item
                 name="loginTypes"
                 label={t('fields.loginTypes')}
-                rules={[{ required: true, type: 'array', min: 1, message: t('validation.loginTypesRequired') }]}
+                rules={[
+                  { required: true, type: 'array', min: 1, message: t('validation.loginTypesRequired') },
+                ]}
               >
                 <Checkbox.Group
                   options={LOGIN_TYPES.map((lt) => ({ value: lt, label: t(`loginType.${lt}`) }))}

@@ -20,7 +20,6 @@ import {
 } from '@esource/shared';
 import {
   fileStamp,
-  orgOptionsQuery,
   saveBlob,
   systemRoleOptionsQuery,
   usersApi,
@@ -39,6 +38,7 @@ import {
   UserDetailDrawer,
   UserStatusDialog,
 } from './user-dialogs';
+import { orgsPageQuery } from '../../orgs/api/orgs-api';
 
 type SortField = (typeof USER_SORT_FIELDS)[number];
 
@@ -70,7 +70,7 @@ export function UsersTab() {
   const [exporting, setExporting] = useState(false);
 
   const q = useQuery(usersListQuery({ ...filters, pageNumber: page, pageSize, lang: i18n.language }));
-  const orgs = useQuery(orgOptionsQuery());
+  const orgs = useQuery(orgsPageQuery({ pageNumber: 1, pageSize: 200 }));
   const roles = useQuery(systemRoleOptionsQuery(has('system:role:query')));
   // role names in the interface language (the list carries the Chinese name only)
   const en = i18n.language === 'en_US';

@@ -1,10 +1,4 @@
-import {
-  ACCOUNT_PATTERN,
-  checkIdNumber,
-  LIMITS,
-  PHONE_PATTERN,
-  userMail,
-} from '@esource/shared';
+import { ACCOUNT_PATTERN, checkIdNumber, LIMITS, PHONE_PATTERN, userMail } from '@esource/shared';
 
 /**
  * The field rules of the user form (spec §5), reusing the shared validators the server applies. Each returns
@@ -34,4 +28,3 @@ export const userFieldProblem = {
     return p ? `validation.idNumber_${p}` : null;
   },
 } as const;
-

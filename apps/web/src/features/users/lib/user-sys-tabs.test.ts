@@ -5,7 +5,10 @@ describe('module 2 tabs', () => {
   it('shows each tab only with its query permission', () => {
     expect(visibleTabs(() => true)).toEqual(['users', 'roles', 'groups', 'orgs']);
     expect(visibleTabs((pm) => pm === 'system:role:query')).toEqual(['roles']);
-    expect(visibleTabs((pm) => pm === 'system:user:query' || pm === 'system:org:query')).toEqual(['users', 'orgs']);
+    expect(visibleTabs((pm) => pm === 'system:user:query' || pm === 'system:org:query')).toEqual([
+      'users',
+      'orgs',
+    ]);
     expect(visibleTabs(() => false)).toEqual([]);
   });
   it('opens the asked tab, else the route’s tab, else the first one the user may see', () => {

@@ -22,7 +22,11 @@ export function visibleTabs(has: (pm: Permission) => boolean): UserSysTab[] {
  * The active tab: the `tab` query parameter when the user may see it, else the tab of the route the page was
  * opened by (other than the module's own route), else the first visible tab.
  */
-export function activeTab(visible: readonly UserSysTab[], asked: string | null, routeId: string | undefined): UserSysTab | undefined {
+export function activeTab(
+  visible: readonly UserSysTab[],
+  asked: string | null,
+  routeId: string | undefined,
+): UserSysTab | undefined {
   const byQuery = visible.find((k) => k === asked);
   if (byQuery) return byQuery;
   const byRoute = USER_SYS_TABS.find((t) => t.routes.includes(routeId ?? ''))?.key;
