@@ -20,7 +20,7 @@ import type { Database } from './db/client';
 import type { AppDeps } from './app-deps';
 import type { Guard, RequestContext } from './lib/context';
 import { AppError } from './lib/errors';
-import { translator } from './lib/i18n';
+import { translateMaybe, translator } from './lib/i18n';
 import { parseInput } from './lib/validate';
 import { deepTrim } from './lib/trim';
 import type { RouteSpec } from './lib/route';
@@ -207,7 +207,7 @@ export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: nu
       e = new AppError('BAD_JSON');
     else if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || fe.statusCode === 413) e = new AppError('PAYLOAD_TOO_LARGE');
     else if (fe.statusCode === 429) e = new AppError('RATE_LIMITED');
-    else if ((fe as { code?: string }).code === '23505') e = new AppError('CONFLICT', { detail: 'duplicate' });
+    else if ((fe as { code?: string }).code === '23505') e = new AppError('CONFLICT', { detail: 'conflict.duplicate' });
     else if (['40P01', '40001'].includes(dbCode(err))) e = new AppError('RETRY');
     else e = new AppError('INTERNAL', { requestId: req.id });
   }
@@ -216,6 +216,8 @@ export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: nu
   if (!detail && typeof e.params.field === 'string') detail = [{ field: e.params.field, message: t(`errors.${e.code}`, { requestId: req.id, ...e.params }) }];
   const params: Record<string, string | number> = { requestId: req.id, ...e.params };
   if (e.code === 'NOT_FOUND' && typeof params.entity === 'string') params.entity = t(`entities.${params.entity}`, { defaultValue: params.entity });
+  // a detail that names a catalogue message (e.g. 'conflict.notCertified') is shown in the request's language
+  if (typeof params.detail === 'string') params.detail = translateMaybe(lang, params.detail);
   return {
     status: e.status,
     body: {

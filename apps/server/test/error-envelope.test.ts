@@ -20,3 +20,14 @@ describe('database errors in the failure envelope', () => {
     expect(JSON.stringify(r.body)).not.toContain('relation');
   });
 });
+
+describe('an error whose detail names a catalogue message', () => {
+  it('shows the detail in the request language, never the key', async () => {
+    const { AppError } = await import('../src/lib/errors');
+    const err = new AppError('CONFLICT', { detail: 'conflict.notInRecycleBin' });
+    expect(toErrorEnvelope(err, req('en_US')).body.message).toBe('Conflict: the subject is not in the recycle bin');
+    expect(toErrorEnvelope(err, req('zh_CN')).body.message).toBe('数据冲突：该受试者不在回收站中');
+    // free text stays as it is
+    expect(toErrorEnvelope(new AppError('CONFLICT', { detail: 'V1: changed' }), req('en_US')).body.message).toBe('Conflict: V1: changed');
+  });
+});

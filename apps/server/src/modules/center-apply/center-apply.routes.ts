@@ -141,7 +141,7 @@ export function centerApplyRoutes({ database }: AppDeps): RouteSpec[] {
           pro(ctx);
           const [a] = await tx.select().from(centerApplications).where(eq(centerApplications.id, body.id));
           if (!a) throw new AppError('NOT_FOUND', { entity: 'application' });
-          if (a.status !== CENTER_APPLY_STATUS.ing) throw new AppError('CONFLICT', { detail: 'already reviewed' });
+          if (a.status !== CENTER_APPLY_STATUS.ing) throw new AppError('CONFLICT', { detail: 'conflict.alreadyReviewed' });
           let siteId: number | null = null;
           if (body.pass) {
             const [org] = await tx.select().from(organizations).where(eq(organizations.id, a.orgId));

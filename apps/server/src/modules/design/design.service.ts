@@ -115,7 +115,7 @@ export class DesignService {
     await this.db.transaction(async (tx) => {
       const v = await this.version(tx, ctx, id);
       const [fc] = await tx.select({ n: count() }).from(forms).where(eq(forms.versionId, id));
-      if (!fc?.n) throw new AppError('VALIDATION', { detail: 'forms' }, [{ field: 'forms', message: 'validation.componentsEmpty' }]);
+      if (!fc?.n) throw new AppError('VALIDATION', { detail: 'validation.componentsEmpty' }, [{ field: 'forms', message: 'validation.componentsEmpty' }]);
       const next = [...new Set([...v.publishedEnvs, ...envs])].sort();
       await tx
         .update(designVersions)

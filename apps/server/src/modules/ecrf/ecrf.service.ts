@@ -335,8 +335,8 @@ export class EcrfService {
       const inst = await this.instanceById(tx, ctx, instanceId);
       if (inst.version !== version) throw new AppError('STALE_WRITE', { user: '?', time: inst.updatedAt.toISOString() });
       if (on && inst.status !== CRF_STATUS.completed) throw new AppError('CONFLICT', { detail: translator(ctx.language)('errors.CERTIFY_NOT_COMPLETED') });
-      if (!on && inst.status !== CRF_STATUS.certified) throw new AppError('CONFLICT', { detail: 'not certified' });
-      if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'uncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
+      if (!on && inst.status !== CRF_STATUS.certified) throw new AppError('CONFLICT', { detail: 'conflict.notCertified' });
+      if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'conflict.toUncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
       return (await this.setCertified(tx, ctx, [inst], on, reason))[0]!;
     });
   }
@@ -347,7 +347,7 @@ export class EcrfService {
    */
   async certifyBatch(ctx: ProjectScopedContext, items: { instanceId: number; version: number }[], on: boolean, reason: string | undefined) {
     const t = translator(ctx.language);
-    if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'uncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
+    if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'conflict.toUncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
     return this.db.transaction(async (tx) => {
       const ids = [...new Set(items.map((i) => i.instanceId))];
       const rows = await tx
@@ -416,7 +416,7 @@ export class EcrfService {
     await this.db.transaction(async (tx) => {
       const inst = await this.instanceById(tx, ctx, instanceId);
       const [form] = await tx.select().from(forms).where(eq(forms.id, inst.formId));
-      if (!(form!.definition as unknown as FormDefinition).cycle) throw new AppError('CONFLICT', { detail: 'not a cycle form' });
+      if (!(form!.definition as unknown as FormDefinition).cycle) throw new AppError('CONFLICT', { detail: 'conflict.notCycleForm' });
       if (inst.status === CRF_STATUS.certified) throw new AppError('FORM_CERTIFIED');
       await tx.update(crfInstances).set({ deletedAt: new Date(), version: inst.version + 1 }).where(eq(crfInstances.id, inst.id));
       await this.subjects.refreshProgress(tx, [inst.subjectId]);

@@ -211,5 +211,5 @@ export class ProjectsService {
 
 /** A body's project id must be the open project (proId), whose membership the guard checked. */
 export function sameProject(ctx: ProjectScopedContext, id: number): void {
-  if (id !== ctx.project.id) throw new AppError('VALIDATION', { detail: 'id ≠ proId' }, [{ field: 'id', message: 'validation.sameProject' }]);
+  if (id !== ctx.project.id) throw new AppError('VALIDATION', { detail: 'validation.sameProject' }, [{ field: 'id', message: 'validation.sameProject' }]);
 }

@@ -327,7 +327,7 @@ export class SubjectsService {
   async restore(ctx: ProjectScopedContext, id: number, reason: string): Promise<SubjectRow> {
     return this.db.transaction(async (tx) => {
       const before = await this.find(tx, ctx, id);
-      if (before.status !== SUBJECT_STATUS.deleted) throw new AppError('CONFLICT', { detail: 'not in the recycle bin' });
+      if (before.status !== SUBJECT_STATUS.deleted) throw new AppError('CONFLICT', { detail: 'conflict.notInRecycleBin' });
       const status = before.statusBeforeDelete ?? SUBJECT_STATUS.screening;
       const [after] = await tx
         .update(subjects)
