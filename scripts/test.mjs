@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);
 const steps = [
+  // package-lock.json in step with every package.json (what `npm ci` on a clean checkout needs)
+  ['lockfile', 'npm', ['ci', '--dry-run', '--no-audit', '--no-fund', '--loglevel=error']],
   ['types', 'npm', ['run', 'typecheck']],
   ['lint', 'npx', ['eslint', '.', '--max-warnings=0']],
   ['unit and API integration', 'npx', ['vitest', 'run']],
