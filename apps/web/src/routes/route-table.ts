@@ -206,8 +206,10 @@ export const ROUTES: readonly AppRoute[] = [
   ).map(([id, path, icon, pm]): AppRoute => ({
     id,
     path,
-    page: id === 'userSys' ? () => import('../features/users/pages/user-sys-page') : placeholder,
-    placeholder: id !== 'userSys',
+    // roles, permission groups, organisations and departments are tabs of the user-management page, which
+    // opens on the tab of the menu entry that led there; only feedback is not built yet
+    page: id === 'feedback' ? placeholder : () => import('../features/users/pages/user-sys-page'),
+    placeholder: id === 'feedback',
     shell: true,
     sideBar: true,
     module: 2,
@@ -226,8 +228,9 @@ export const ROUTES: readonly AppRoute[] = [
   ).map(([id, path, icon, pm]): AppRoute => ({
     id,
     path,
-    page: id === 'auditTrack' ? () => import('../features/audit/pages/audit-track-page') : placeholder,
-    placeholder: id !== 'auditTrack',
+    // the supervision log and the login log are tabs of the audit page (it opens on the entry's tab)
+    page: () => import('../features/audit/pages/audit-track-page'),
+    placeholder: false,
     shell: true,
     sideBar: true,
     module: 6,
