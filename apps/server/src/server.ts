@@ -10,6 +10,9 @@ import { buildApp, type BuildOptions, type RegisteredRoute } from './app';
 import { JobRunner } from './modules/jobs/job-runner';
 import { registerJobs } from './jobs';
 import type { AppDeps } from './app-deps';
+import { setAuditChainKey } from './modules/audit/audit.service';
+import { resolveAuditKey, warnAboutAuditKey } from './modules/audit/audit-key';
+import { auditAnchorFilePath, writeCheckpoint } from './modules/audit/audit-anchors';
 
 export interface RunningServer {
   config: Config;
@@ -34,6 +37,10 @@ export interface StartOptions {
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const config = loadConfig(opts.config);
+  // the audit key before anything is audited (seeding included); production refuses to start without one
+  const auditKey = resolveAuditKey(config);
+  warnAboutAuditKey(auditKey);
+  setAuditChainKey(auditKey.key);
   const database = await openDatabase(config);
   if (opts.seed ?? true) await seedDemo(database.db);
   const jobs = new JobRunner(database, config);
@@ -69,6 +76,21 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     await database.close();
     throw err;
   }
+  // Workers anchor the audit chains' heads every few minutes and at shutdown (audit-anchors.ts).
+  const anchorFile = auditAnchorFilePath(config);
+  const checkpoint = (reason: string) =>
+    writeCheckpoint(database.db, { file: anchorFile, reason }).then(
+      (r) => {
+        for (const x of r.refused) console.error(`[audit] not anchored, verify the trail: ${x}`);
+      },
+      (err: unknown) => console.error('[audit] checkpoint failed:', (err as Error).message),
+    );
+  const anchoring = config.role !== 'api';
+  const timer =
+    anchoring && config.auditCheckpointMinutes > 0
+      ? setInterval(() => void checkpoint('schedule'), config.auditCheckpointMinutes * 60_000)
+      : null;
+  timer?.unref();
   let closed = false;
   return {
     config,
@@ -81,8 +103,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     close: async () => {
       if (closed) return;
       closed = true;
+      if (timer) clearInterval(timer);
       await app?.close();
       await jobs.stop();
+      if (anchoring) await checkpoint('shutdown');
       await database.close();
     },
   };

@@ -19,6 +19,22 @@ export interface Config {
   host: string;
   /** PostgreSQL server URL; unset = embedded PGlite under dataDir */
   databaseUrl: string | undefined;
+  /**
+   * the application's own login on the PostgreSQL server (DATABASE_APP_URL): a role that is not superuser and does
+   * not own the tables, so it cannot bypass the audit triggers. DATABASE_URL (the owner) then only migrates. Unset =
+   * the owner's connection with `role=esource_app` (development; required in production). docs/security.md
+   */
+  databaseAppUrl: string | undefined;
+  /** NODE_ENV=production: refuses to start without a configured audit key (and app database role) */
+  production: boolean;
+  /** AUDIT_CHAIN_KEY: HMAC key of the audit chain; unset = the key file */
+  auditChainKey: string | undefined;
+  /** AUDIT_CHAIN_KEY_FILE: where the key is kept when AUDIT_CHAIN_KEY is unset; default <dataDir>/audit-chain.key */
+  auditKeyFile: string | undefined;
+  /** AUDIT_ANCHOR_FILE: append-only JSON-lines file of signed checkpoints; default <dataDir>/audit-anchors.jsonl */
+  auditAnchorFile: string | undefined;
+  /** AUDIT_CHECKPOINT_MINUTES: how often a worker anchors the chains' heads (0 = only at shutdown and verify) */
+  auditCheckpointMinutes: number;
   /** folder for the embedded database and uploaded files; 'memory://' = in-memory (tests) */
   dataDir: string;
   sessionIdleMinutes: number;
@@ -42,6 +58,12 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     port: int('PORT', 8080),
     host: process.env.HOST ?? '0.0.0.0',
     databaseUrl: process.env.DATABASE_URL || undefined,
+    databaseAppUrl: process.env.DATABASE_APP_URL || undefined,
+    production: process.env.NODE_ENV === 'production',
+    auditChainKey: process.env.AUDIT_CHAIN_KEY || undefined,
+    auditKeyFile: process.env.AUDIT_CHAIN_KEY_FILE || undefined,
+    auditAnchorFile: process.env.AUDIT_ANCHOR_FILE || undefined,
+    auditCheckpointMinutes: int('AUDIT_CHECKPOINT_MINUTES', 5),
     dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, 'data'),
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),

@@ -26,28 +26,71 @@ export interface Database {
   db: Db;
   /** raw SQL, parameters as $1…; several statements allowed when there are no parameters */
   executeSql(text: string, values?: unknown[]): Promise<SqlResult>;
+  /**
+   * The same, as the tables' owner (DATABASE_URL) on the PostgreSQL server: for pg-boss only, whose queues are
+   * tables it creates. On PGlite there is one user and this is executeSql. The application's own queries (db,
+   * executeSql) run as the esource_app role, which cannot change the audit trail (app-role.ts).
+   */
+  ownerExecuteSql(text: string, values?: unknown[]): Promise<SqlResult>;
   close(): Promise<void>;
 }
 
 export const MIGRATIONS_FOLDER = path.join(SERVER_ROOT, 'drizzle');
 
-export async function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: string }): Promise<Database> {
+export async function openDatabase(opts: {
+  databaseUrl?: string | undefined;
+  /** the application's own login (not superuser, not owner); unset = the owner's URL with role=esource_app */
+  databaseAppUrl?: string | undefined;
+  production?: boolean;
+  dataDir: string;
+}): Promise<Database> {
   if (opts.databaseUrl) {
     const { default: pg } = await import('pg');
     const { drizzle } = await import('drizzle-orm/node-postgres');
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
     const { PreparingClient } = await import('./prepared-client');
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: Number(process.env.PG_POOL_MAX ?? 10), Client: PreparingClient });
+    const { APP_ROLE, checkAppConnection, ensureAppRole } = await import('./app-role');
+    if (opts.production && !opts.databaseAppUrl) {
+      throw new Error(
+        `DATABASE_APP_URL is required in production: the application must not connect as the tables' owner (a login role in ${APP_ROLE}, docs/security.md)`,
+      );
+    }
+    // The owner migrates, grants the application role its rights, and runs pg-boss (whose queues are DDL).
+    const ownerPool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3 });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseAppUrl ?? opts.databaseUrl,
+      max: Number(process.env.PG_POOL_MAX ?? 10),
+      Client: PreparingClient,
+      // development without an app login: every connection starts as the role (a superuser could SET ROLE back)
+      ...(opts.databaseAppUrl ? {} : { options: `-c role=${APP_ROLE}` }),
+    });
+    try {
+      await migrate(drizzle(ownerPool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await ensureAppRole(ownerPool);
+      const who = await checkAppConnection(pool);
+      if (!opts.databaseAppUrl) {
+        console.warn(
+          `[db] DATABASE_APP_URL unset: the application runs as role ${APP_ROLE} on the owner's connection (${who.sessionUser}); ` +
+            'a session user who is superuser can leave that role. Production requires DATABASE_APP_URL (docs/security.md).',
+        );
+      }
+    } catch (err) {
+      await Promise.allSettled([pool.end(), ownerPool.end()]);
+      throw err;
+    }
     const db = drizzle(pool, { schema }) as unknown as Db;
-    await migrate(drizzle(pool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    const run = (p: InstanceType<typeof pg.Pool>) => async (text: string, values?: unknown[]) => {
+      const r = await p.query(text, values);
+      return { rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount };
+    };
     return {
       kind: 'postgres',
       db,
-      executeSql: async (text, values) => {
-        const r = await pool.query(text, values);
-        return { rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount };
+      executeSql: run(pool),
+      ownerExecuteSql: run(ownerPool),
+      close: async () => {
+        await Promise.all([pool.end(), ownerPool.end()]);
       },
-      close: () => pool.end(),
     };
   }
   const { PGlite } = await import('@electric-sql/pglite');
@@ -64,18 +107,21 @@ export async function openDatabase(opts: { databaseUrl?: string | undefined; dat
   await client.waitReady;
   const raw = drizzle(client, { schema });
   await migrate(raw, { migrationsFolder: MIGRATIONS_FOLDER });
+  const executeSql = async (text: string, values?: unknown[]): Promise<SqlResult> => {
+    if (values && values.length > 0) {
+      const r = await client.query<Record<string, unknown>>(text, values);
+      return { rows: r.rows, rowCount: r.affectedRows ?? null };
+    }
+    const results = await client.exec(text);
+    const last = results[results.length - 1];
+    return { rows: (last?.rows ?? []), rowCount: last?.affectedRows ?? null };
+  };
+  // PGlite is one user in this process: no role can be taken away from it; the anchor file is the protection here
   return {
     kind: 'pglite',
     db: raw as unknown as Db,
-    executeSql: async (text, values) => {
-      if (values && values.length > 0) {
-        const r = await client.query<Record<string, unknown>>(text, values);
-        return { rows: r.rows, rowCount: r.affectedRows ?? null };
-      }
-      const results = await client.exec(text);
-      const last = results[results.length - 1];
-      return { rows: (last?.rows ?? []), rowCount: last?.affectedRows ?? null };
-    },
+    executeSql,
+    ownerExecuteSql: executeSql,
     close: () => client.close(),
   };
 }

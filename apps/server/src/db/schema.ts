@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   check,
@@ -285,6 +286,23 @@ export const auditEvents = pgTable(
     index('audit_events_user_time').on(t.userId, t.createdAt),
   ],
 );
+
+/**
+ * Signed checkpoints of the audit chains' heads (append-only, like audit_events; migration 0011). `heads` holds
+ * [chainKey, seq, hash] of the chains whose head moved since the previous checkpoint; `digest` is SHA-256 over the
+ * full set of heads; `mac` = HMAC over the previous checkpoint's mac and this one. Mirrored to a JSON-lines file.
+ */
+export const auditCheckpoints = pgTable('audit_checkpoints', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  createdAt: ts('created_at').notNull(),
+  reason: varchar('reason', { length: 20 }).notNull(),
+  chains: integer('chains').notNull(),
+  rowCount: bigint('row_count', { mode: 'number' }).notNull(),
+  heads: jsonb('heads').$type<[string, number, string][]>().notNull(),
+  digest: varchar('digest', { length: 64 }).notNull(),
+  prevMac: varchar('prev_mac', { length: 64 }).notNull(),
+  mac: varchar('mac', { length: 64 }).notNull(),
+});
 
 /** Progress notice items (spec §3): what a job reports to the progress panel. */
 export const progressItems = pgTable(

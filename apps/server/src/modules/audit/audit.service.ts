@@ -8,14 +8,27 @@ import { createHmac } from 'node:crypto';
 import { asc, desc, eq, gt, and, ilike, inArray, isNotNull, or, sql } from 'drizzle-orm';
 import type { UserPickerRow } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
+import type { AnchorIndex } from './audit-anchors';
 import { auditEvents, organizations, users } from '../../db/schema';
 import type { AuthedContext } from '../../lib/context';
 import { likeOf, unnestRows } from '../../lib/sql';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-function chainSecret(): string {
-  return process.env.AUDIT_CHAIN_KEY ?? 'esource-audit-chain-development-key';
+let chainSecretValue: string | null = null;
+
+/**
+ * Sets the chain's HMAC key for this process (startServer and audit:verify, from resolveAuditKey in audit-key.ts).
+ * There is no built-in fallback: a key in the source is a key everybody has.
+ */
+export function setAuditChainKey(key: string): void {
+  chainSecretValue = key;
+}
+
+/** The chain key; throws when none was set, so that nothing is ever chained with a guessable key. */
+export function chainSecret(): string {
+  if (!chainSecretValue) throw new Error('audit chain key not configured (resolveAuditKey / setAuditChainKey)');
+  return chainSecretValue;
 }
 
 export interface AuditActor {
@@ -177,9 +190,15 @@ export function diffEntries<T extends Record<string, unknown>>(
 
 export interface ChainBreak {
   chainKey: string;
-  id: number;
+  /** the first broken row; null when rows are missing at the end of the chain or the whole chain is gone */
+  id: number | null;
   seq: number;
-  reason: 'hash' | 'prev-hash' | 'sequence';
+  /**
+   * sequence / prev-hash / hash: a row does not fit its chain; anchor: a row's hash differs from the one a
+   * checkpoint recorded; truncated: the chain ends before its anchored head; missing: an anchored chain is gone
+   */
+  reason: 'hash' | 'prev-hash' | 'sequence' | 'anchor' | 'truncated' | 'missing';
+  detail?: string;
 }
 
 export interface VerifyResult {
@@ -188,9 +207,16 @@ export interface VerifyResult {
   breaks: ChainBreak[];
 }
 
-/** Walks every chain in order and names the first broken row of each. */
-export async function verifyAuditChains(db: Db, opts: { chainKey?: string; batch?: number } = {}): Promise<VerifyResult> {
+/**
+ * Walks every chain in order and names the first broken row of each. With `anchors` (audit-anchors.ts) it also
+ * checks every anchored hash and reports chains shorter than their anchor, or gone.
+ */
+export async function verifyAuditChains(
+  db: Db,
+  opts: { chainKey?: string; batch?: number; anchors?: AnchorIndex } = {},
+): Promise<VerifyResult> {
   const batch = opts.batch ?? 5000;
+  const anchors = opts.anchors;
   const keys = opts.chainKey
     ? [opts.chainKey]
     : (await db.selectDistinct({ k: auditEvents.chainKey }).from(auditEvents)).map((r) => r.k);
@@ -200,6 +226,7 @@ export async function verifyAuditChains(db: Db, opts: { chainKey?: string; batch
     let expectedSeq = 1;
     let after = 0;
     let broken = false;
+    const anchored = anchors?.bySeq.get(chainKey);
     while (!broken) {
       const rows = await db
         .select()
@@ -214,8 +241,15 @@ export async function verifyAuditChains(db: Db, opts: { chainKey?: string; batch
         if (r.seq !== expectedSeq) reason = 'sequence';
         else if (r.prevHash !== prevHash) reason = 'prev-hash';
         else if (hashRow(prevHash, r) !== r.hash) reason = 'hash';
+        else if (anchored?.has(r.seq) && anchored.get(r.seq) !== r.hash) reason = 'anchor';
         if (reason) {
-          result.breaks.push({ chainKey, id: r.id, seq: r.seq, reason });
+          result.breaks.push({
+            chainKey,
+            id: r.id,
+            seq: r.seq,
+            reason,
+            ...(reason === 'anchor' ? { detail: 'the row differs from the hash a checkpoint recorded (chain rewritten)' } : {}),
+          });
           broken = true;
           break;
         }
@@ -223,6 +257,28 @@ export async function verifyAuditChains(db: Db, opts: { chainKey?: string; batch
         expectedSeq += 1;
         after = r.seq;
       }
+    }
+    const head = anchors?.heads.get(chainKey);
+    if (!broken && head && after < head.seq) {
+      result.breaks.push(
+        after === 0
+          ? { chainKey, id: null, seq: 0, reason: 'missing', detail: `chain missing: its checkpoint anchors ${head.seq} row(s)` }
+          : {
+              chainKey,
+              id: null,
+              seq: after,
+              reason: 'truncated',
+              detail: `chain truncated: ends at seq ${after}, its checkpoint anchors seq ${head.seq} (${head.seq - after} row(s) missing)`,
+            },
+      );
+    }
+  }
+  if (anchors && !opts.chainKey) {
+    const present = new Set(keys);
+    for (const [chainKey, head] of anchors.heads) {
+      if (present.has(chainKey)) continue;
+      result.chains += 1;
+      result.breaks.push({ chainKey, id: null, seq: 0, reason: 'missing', detail: `chain missing: its checkpoint anchors ${head.seq} row(s)` });
     }
   }
   return result;

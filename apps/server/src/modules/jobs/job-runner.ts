@@ -63,7 +63,8 @@ export class JobRunner {
 
   async start(opts: { work: boolean }): Promise<void> {
     const boss = new PgBoss({
-      db: { executeSql: (text: string, values?: unknown[]) => this.database.executeSql(text, values) },
+      // pg-boss creates a table per queue: it needs the owner's connection (the application's role may not)
+      db: { executeSql: (text: string, values?: unknown[]) => this.database.ownerExecuteSql(text, values) },
       schema: 'pgboss',
       supervise: opts.work,
       schedule: opts.work,
