@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { sites } from '../src/db/schema';
+import { sites, subjects, visits } from '../src/db/schema';
 import { startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
@@ -57,7 +57,7 @@ describe('eCRF entry', () => {
     expect(incomplete.body.detail).toEqual([{ field: 'PREG', message: 'required' }]);
     const bad = await save(crc1, { entryMode: 2, version, items: [{ variable: 'BRTHDTC', value: '1980-13-45' }, { variable: 'PREG', value: 'maybe' }] });
     expect(bad.body.detail).toEqual([
-      { field: 'BRTHDTC', message: 'the date must be YYYY-MM-DD' },
+      { field: 'BRTHDTC', message: 'is not a real calendar date (YYYY-MM-DD)' },
       { field: 'PREG', message: 'is not one of the options' },
     ]);
     const ok = await save(crc1, { entryMode: 2, version, items: [{ variable: 'BRTHDTC', value: '1980-05-01' }, { variable: 'PREG', value: 'N' }] });
@@ -83,7 +83,15 @@ describe('eCRF entry', () => {
   });
 
   it('a hidden item loses its value when its condition stops holding', async () => {
-    const male = await save(crc1, { entryMode: 2, version, items: [{ variable: 'SEX', value: '1', reason: 'wrong sex entered' }] });
+    // the editor lists the value the change clears and sends the user's reason for it (see the integrity tests)
+    const male = await save(crc1, {
+      entryMode: 2,
+      version,
+      items: [
+        { variable: 'SEX', value: '1', reason: 'wrong sex entered' },
+        { variable: 'PREG', value: null, reason: 'not applicable' },
+      ],
+    });
     expect(male.status, JSON.stringify(male.body)).toBe(200);
     expect(male.body.data.values.PREG!.value).toBeNull();
     version = male.body.data.instance!.version;
@@ -203,5 +211,137 @@ describe('certifying a whole visit at once', () => {
     const undone = await s.api.post('/crf/form/item/result/checkCancel', { token: dm, headers: P, json: { items: again, reason: 'query on the blood pressure' } });
     expect(undone.status, JSON.stringify(undone.body)).toBe(200);
     expect((await sched()).forms.every((f) => f.status === 2)).toBe(true);
+  });
+});
+
+describe('value integrity: what is typed is stored exactly, or refused with why, or flagged', () => {
+  let pts2: number;
+  type Visit = { visitId: number; unscheduledId: number; code: string; state: string; forms: { formId: number; code: string }[] };
+  let sched2: Visit[];
+  const keyOf = (code: string, form: string) => {
+    const v = sched2.find((x) => x.code === code)!;
+    return { ptsId: pts2, visitId: v.visitId, formId: v.forms.find((f) => f.code === form)!.formId };
+  };
+  const put = (k: object, body: Record<string, unknown>, lang = 'en_US') =>
+    s.api.post<View>('/crf/form/item/result/saveBatch', { token: crc1, headers: { ...P, language: lang }, json: { ...k, ...body } });
+  const tomorrow = () => new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    const [siteA] = await s.database.db.select().from(sites).where(and(eq(sites.projectId, 1), eq(sites.env, 'PRO'), eq(sites.siteNo, '01')));
+    const first = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
+    const r = await s.api.post<{ ptsId: number }>('/project/managePts/add', { token: crc1, headers: P, form: { siteId: siteA!.id, firstVisitDate: first } });
+    pts2 = r.body.data.ptsId;
+    sched2 = (await s.api.get<Visit[]>('/project/pts/visits', { token: crc1, headers: P, query: { ptsId: pts2 } })).body.data;
+  });
+
+  it('A: an impossible calendar date is refused (no roll-over), on date, partial date and datetime items', async () => {
+    const dm = keyOf('V1', 'DM');
+    const feb31 = await put(dm, { entryMode: 0, items: [{ variable: 'BRTHDTC', value: '1980-02-31' }] });
+    expect(feb31.status).toBe(400);
+    expect(feb31.body.detail).toEqual([{ field: 'BRTHDTC', message: 'is not a real calendar date (YYYY-MM-DD)' }]);
+    // a partial date where the item does not allow one
+    const partial = await put(dm, { entryMode: 0, items: [{ variable: 'BRTHDTC', value: '1980-02' }] });
+    expect(partial.body.detail).toEqual([{ field: 'BRTHDTC', message: 'must be a full date: this item does not allow an unknown day or month' }]);
+    const vs = keyOf('V1', 'VS');
+    const badTime = await put(vs, { entryMode: 0, items: [{ variable: 'VSDTC', value: '2026-02-29 10:00' }] });
+    expect(badTime.body.detail).toEqual([{ field: 'VSDTC', message: 'must be a real date and time (YYYY-MM-DD HH:mm)' }]);
+    const hour25 = await put(vs, { entryMode: 0, items: [{ variable: 'VSDTC', value: '2026-02-28 25:00' }] });
+    expect(hour25.status).toBe(400);
+    // the AE start date allows a partial date (designer option): month or year known only
+    const ae = keyOf('V2', 'AE');
+    const badPartial = await put(ae, { entryMode: 0, items: [{ variable: 'AESTDTC', value: '2026-13' }] });
+    expect(badPartial.body.detail).toEqual([{ field: 'AESTDTC', message: 'is not a real calendar date (YYYY-MM-DD)' }]);
+    const month = await put(ae, { entryMode: 0, items: [{ variable: 'AETERM', value: 'Rash' }, { variable: 'AESTDTC', value: '2026-02' }] });
+    expect(month.status, JSON.stringify(month.body)).toBe(200);
+    expect(month.body.data.values.AESTDTC!.value).toBe('2026-02');
+    // Chinese message too
+    const zh = await put(dm, { entryMode: 0, items: [{ variable: 'BRTHDTC', value: '1980-02-30' }] }, 'zh_CN');
+    expect(zh.body.detail).toEqual([{ field: 'BRTHDTC', message: '不是有效的日期（YYYY-MM-DD）' }]);
+  });
+
+  it('B: a value outside a hard range is refused naming the range, never clamped; a soft range keeps it with a flag', async () => {
+    const vs = keyOf('V1', 'VS');
+    const high = await put(vs, { entryMode: 0, items: [{ variable: 'SYSBP', value: 400 }] });
+    expect(high.status).toBe(400);
+    expect(high.body.detail).toEqual([{ field: 'SYSBP', message: 'is outside the allowed range 40–300 mmHg' }]);
+    const zh = await put(vs, { entryMode: 0, items: [{ variable: 'SYSBP', value: '400' }] }, 'zh_CN');
+    expect(zh.body.detail).toEqual([{ field: 'SYSBP', message: '超出允许的范围 40–300 mmHg' }]);
+    const none = await s.api.get<View>('/crf/form/item/result/list', { token: crc1, headers: P, query: vs });
+    expect(none.body.data.values.SYSBP).toBeUndefined();
+    // heart rate has a soft (expected) range 40–180: 190 is saved as typed, flagged, and the history keeps the flag
+    const soft = await put(vs, { entryMode: 0, items: [{ variable: 'SYSBP', value: 300 }, { variable: 'HR', value: 190 }] });
+    expect(soft.status, JSON.stringify(soft.body)).toBe(200);
+    expect(soft.body.data.values.SYSBP).toMatchObject({ value: 300, quality: null });
+    expect(soft.body.data.values.HR).toMatchObject({ value: 190, quality: 'range' });
+    const h = await s.api.get<{ variable: string; newValue: unknown; quality: string | null }[]>('/crf/form/item/result/history', {
+      token: crc1,
+      headers: P,
+      query: { instanceId: soft.body.data.instance!.id, variable: 'HR' },
+    });
+    expect(h.body.data.map((x) => [x.newValue, x.quality])).toEqual([[190, 'range']]);
+    // back inside the range: the flag goes
+    const ok = await put(vs, { entryMode: 0, version: soft.body.data.instance!.version, items: [{ variable: 'HR', value: 80 }] });
+    expect(ok.body.data.values.HR).toMatchObject({ value: 80, quality: null });
+  });
+
+  it('D: no future birth date (known by its variable code), no future AE start; a datetime without its time is refused', async () => {
+    const dm = keyOf('V1', 'DM');
+    const future = await put(dm, { entryMode: 0, items: [{ variable: 'BRTHDTC', value: '2030-01-01' }] });
+    expect(future.status).toBe(400);
+    expect(future.body.detail[0]).toMatchObject({ field: 'BRTHDTC', message: expect.stringMatching(/^is in the future \(after \d{4}-\d{2}-\d{2}\); this item does not allow future dates$/) });
+    const old = await put(dm, { entryMode: 0, items: [{ variable: 'BRTHDTC', value: '1850-01-01' }] });
+    expect(old.body.detail).toEqual([{ field: 'BRTHDTC', message: 'is more than 130 years ago: not a plausible birth date' }]);
+    const ae = keyOf('V3', 'AE');
+    const aeFuture = await put(ae, { entryMode: 0, items: [{ variable: 'AESTDTC', value: tomorrow() }] });
+    expect(aeFuture.body.detail[0]).toMatchObject({ field: 'AESTDTC', message: expect.stringContaining('future') });
+    const vs = keyOf('V2', 'VS');
+    const noTime = await put(vs, { entryMode: 0, items: [{ variable: 'VSDTC', value: '2026-01-05' }] });
+    expect(noTime.body.detail).toEqual([{ field: 'VSDTC', message: 'the time is missing: enter the date and the time' }]);
+    const noDate = await put(vs, { entryMode: 0, items: [{ variable: 'VSDTC', value: '09:30' }] });
+    expect(noDate.body.detail).toEqual([{ field: 'VSDTC', message: 'the date is missing: enter the date and the time' }]);
+  });
+
+  it('C: a saved value a display condition now hides is cleared only with a reason, recorded with a cleared-by-condition marker', async () => {
+    const dm = keyOf('V1', 'DM');
+    const first = await put(dm, {
+      entryMode: 2,
+      items: [{ variable: 'BRTHDTC', value: '1985-03-04' }, { variable: 'SEX', value: '2' }, { variable: 'PREG', value: 'N' }],
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    // SEX 2 → 1 hides PREG: the server refuses to clear the saved PREG without a reason for it
+    const silent = await put(dm, { entryMode: 2, version: first.body.data.instance!.version, items: [{ variable: 'SEX', value: '1', reason: 'wrong sex entered' }] });
+    expect(silent.status).toBe(400);
+    expect(silent.body.detail).toEqual([{ field: 'PREG', message: 'a display condition now hides this item: clearing its saved value needs a reason' }]);
+    const cleared = await put(dm, {
+      entryMode: 2,
+      version: first.body.data.instance!.version,
+      items: [
+        { variable: 'SEX', value: '1', reason: 'wrong sex entered' },
+        { variable: 'PREG', value: null, reason: 'not applicable for a male subject' },
+      ],
+    });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(cleared.body.data.values.PREG!.value).toBeNull();
+    const h = await s.api.get<{ variable: string; oldValue: unknown; newValue: unknown; reason: string | null; cause: string | null }[]>(
+      '/crf/form/item/result/history',
+      { token: crc1, headers: P, query: { instanceId: cleared.body.data.instance!.id, variable: 'PREG' } },
+    );
+    expect(h.body.data.map((x) => [x.oldValue, x.newValue, x.reason, x.cause])).toEqual([
+      [null, 'N', null, null],
+      ['N', null, 'not applicable for a male subject', 'condition'],
+    ]);
+    expect(JSON.stringify(h.body.data)).not.toContain('hidden by display condition');
+  });
+
+  it('F: an unscheduled visit has no window, so it is never overdue', async () => {
+    const [subject] = await s.database.db.select().from(subjects).where(eq(subjects.id, pts2));
+    const [uns] = await s.database.db.select().from(visits).where(and(eq(visits.code, 'UNS'), eq(visits.versionId, subject!.designVersionId!)));
+    const unsId = uns!.id;
+    const lastWeek = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
+    const added = await s.api.post('/crf/prefill/visit/addOrUpdateUnscheduled', { token: crc1, headers: P, json: { ptsId: pts2, visitId: unsId, visitDate: lastWeek } });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const after = (await s.api.get<Visit[]>('/project/pts/visits', { token: crc1, headers: P, query: { ptsId: pts2 } })).body.data;
+    expect(after.find((v) => v.code === 'UNS')!.state).toBe('inWindow');
+    expect(after.find((v) => v.code === 'V1')!.state).toBe('overdue');
   });
 });

@@ -130,7 +130,8 @@ describe('visit occurrences', () => {
     expect(byCode.V1).toMatchObject({ state: 'done', formsDone: 2, formsTotal: 2 });
     expect(byCode.V2).toMatchObject({ state: 'overdue', formsDone: 0 });
     expect(byCode.V3).toMatchObject({ state: 'upcoming' });
-    expect(byCode.UNS).toMatchObject({ planned: day(-1), start: day(-1), end: day(-1), name: expect.stringContaining('fever'), formsDone: 0, formsTotal: 2 });
+    // an unscheduled visit has no window: yesterday's, not done, is open, not overdue
+    expect(byCode.UNS).toMatchObject({ planned: day(-1), start: day(-1), end: day(-1), state: 'inWindow', name: expect.stringContaining('fever'), formsDone: 0, formsTotal: 2 });
     expect(byCode.UNS!.unscheduledId).toBeGreaterThan(0);
   });
 

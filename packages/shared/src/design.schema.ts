@@ -41,6 +41,14 @@ export const fieldComponent = z.object({
   min: z.number().optional(),
   max: z.number().optional(),
   placeholder: z.string().max(100).optional(),
+  /** number items: min/max are a soft (expected) range — a value outside is saved with a data-quality warning */
+  softRange: z.boolean().optional(),
+  /** date and datetime items: a date after today is accepted (off by default: see dateMeaning / ecrf-values.ts) */
+  allowFuture: z.boolean().optional(),
+  /** date items: a partial date (YYYY-MM, day unknown; YYYY, day and month unknown) is accepted */
+  partialDate: z.boolean().optional(),
+  /** date items: what the date is (birth adds an age plausibility check); absent: known from the variable code */
+  dateMeaning: z.enum(['birth', 'consent', 'visit', 'other']).optional(),
   options: z.array(optionSchema).max(200).optional(),
 });
 export type FieldComponent = z.infer<typeof fieldComponent>;
@@ -159,6 +167,7 @@ export function formProblems(components: readonly FormComponent[]): Issue[] {
     });
     if (f.type !== 'number' && f.precision !== undefined) issues.push({ path: [...path, 'precision'], message: 'validation.precisionNumberOnly' });
     checkCondition(f.displayCondition, [...path, 'displayCondition'], f.variable);
+    if (f.min !== undefined && f.max !== undefined && f.min > f.max) issues.push({ path: [...path, 'min'], message: 'validation.minAboveMax' });
   };
   const checkCondition = (expr: string | undefined, path: (string | number)[], self: string | null) => {
     if (!expr || !expr.trim()) return;

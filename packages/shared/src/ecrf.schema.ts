@@ -5,57 +5,65 @@
 import { z } from 'zod';
 import { ENTRY_MODE } from './enums';
 import { isShown, type ItemValues } from './conditions';
-import { formFields, type FieldComponent, type FormDefinition } from './design.schema';
+import { formFields, type FieldComponent, type FormComponent, type FormDefinition } from './design.schema';
+import { valueIssue, type ValueClock, type ValueIssueCode } from './ecrf-values';
 
 export const CRF_STATUS = { notStarted: 0, draft: 1, completed: 2, certified: 3 } as const;
 export const SAVE_MODES = [ENTRY_MODE.stash, ENTRY_MODE.manual, ENTRY_MODE.direct] as const;
 
-export type ValueProblem = 'number' | 'precision' | 'range' | 'date' | 'datetime' | 'option' | 'list' | 'text';
+export type ValueProblem = ValueIssueCode;
 
-/** Checks one item's value against its component; null/'' means unanswered and is always acceptable here. */
-export function valueProblem(f: FieldComponent, v: unknown): ValueProblem | null {
-  if (v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) return null;
-  switch (f.type) {
-    case 'number': {
-      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-      if (!Number.isFinite(n)) return 'number';
-      const decimals = (typeof v === 'number' ? String(v) : (v as string)).split('.')[1]?.length ?? 0;
-      if (f.precision !== undefined && decimals > f.precision) return 'precision';
-      if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) return 'range';
-      return null;
+/**
+ * Checks one item's value against its component (see `valueIssue`, which also gives the message parameters);
+ * null/'' means unanswered and is always acceptable here. A value outside a soft range is not a problem.
+ */
+export function valueProblem(f: FieldComponent, v: unknown, clock?: ValueClock): ValueProblem | null {
+  const i = valueIssue(f, v, clock);
+  return i && !i.soft ? i.code : null;
+}
+
+const blank = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+
+/**
+ * Which items show for the given values, and the values once every item a display condition hides is cleared.
+ * A table's condition applies to its cells. Conditions read the values as they are after hidden items are
+ * cleared, so a chain (A shows B, B shows C) settles. The web renderer and the server both use this.
+ */
+export function settleConditions(components: readonly FormComponent[], values: ItemValues): { shown: Set<string>; values: ItemValues } {
+  let current: ItemValues = values;
+  const all = formFields(components);
+  // at most one pass per field: each pass can only hide more
+  for (let pass = 0; pass <= all.length; pass++) {
+    const shown = new Set<string>();
+    for (const c of components) {
+      if (c.type === 'table') {
+        if (!isShown(c.displayCondition, current)) continue;
+        for (const cell of c.cells) if (cell.component && isShown(cell.component.displayCondition, current)) shown.add(cell.component.variable);
+      } else if (isShown(c.displayCondition, current)) shown.add(c.variable);
     }
-    case 'date':
-      return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) ? null : 'date';
-    case 'datetime':
-      return typeof v === 'string' && /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?/.test(v) && !Number.isNaN(Date.parse(v.replace(' ', 'T'))) ? null : 'datetime';
-    case 'radio':
-    case 'select':
-      return typeof v === 'string' && (f.options ?? []).some((o) => o.value === v) ? null : 'option';
-    case 'checkbox':
-      return Array.isArray(v) && v.every((x) => typeof x === 'string' && (f.options ?? []).some((o) => o.value === x)) ? null : 'list';
-    case 'text':
-    case 'textarea':
-    case 'file':
-      return typeof v === 'string' && v.length <= (f.type === 'textarea' ? 5000 : 500) ? null : 'text';
+    const drop = new Set(all.filter((f) => !shown.has(f.variable) && !blank(current[f.variable])).map((f) => f.variable));
+    if (drop.size === 0) return { shown, values: current };
+    current = Object.fromEntries(Object.entries(current).filter(([k]) => !drop.has(k)));
   }
 }
+  return { shown: new Set(), values: current };
 
 /** Items that are shown and required but have no value, for the given values. */
 export function missingRequired(def: Pick<FormDefinition, 'components'>, values: ItemValues): string[] {
   const out: string[] = [];
+  const { shown } = settleConditions(def.components, values);
   for (const f of formFields(def.components)) {
-    if (!f.required || f.hidden) continue;
-    if (!isShown(f.displayCondition, values)) continue;
-    const v = values[f.variable];
-    if (v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0)) out.push(f.variable);
+    if (!f.required || f.hidden || !shown.has(f.variable)) continue;
+    if (blank(values[f.variable])) out.push(f.variable);
   }
   return out;
 }
 
-/** Items hidden by their display condition (their values are cleared on save). */
+/** Items with a value that a display condition hides (their values are cleared on save), after chains settle. */
 export function hiddenByCondition(def: Pick<FormDefinition, 'components'>, values: ItemValues): string[] {
   return formFields(def.components)
-    .filter((f) => f.displayCondition && !isShown(f.displayCondition, values))
+  const { shown } = settleConditions(def.components, values);
+    .filter((f) => !shown.has(f.variable) && !blank(values[f.variable]))
     .map((f) => f.variable);
 }
 
@@ -68,10 +76,14 @@ export function visitWindow(firstVisitDate: string, v: { dayOffset: number; wind
   return { planned: day(v.dayOffset), start: day(v.dayOffset - v.windowBefore), end: day(v.dayOffset + v.windowAfter) };
 }
 
-export function visitState(w: { start: string; end: string }, done: boolean, today: string): VisitState {
+/**
+ * A visit's state today. An unscheduled visit has no window (start = end = its date), so it is never overdue: it
+ * is upcoming before its date and open ('inWindow') from then until its forms are done.
+ */
+export function visitState(w: { start: string; end: string }, done: boolean, today: string, unscheduled = false): VisitState {
   if (done) return 'done';
   if (today < w.start) return 'upcoming';
-  if (today > w.end) return 'overdue';
+  if (!unscheduled && today > w.end) return 'overdue';
   return 'inWindow';
 }
 
@@ -96,6 +108,8 @@ export const itemValue = z.object({
   entryMode: z.number().int(),
   sourceRef: z.string().nullable(),
   updatedBy: z.string().nullable(),
+  /** a data-quality warning the value was accepted with ('range': outside a soft range) */
+  quality: z.string().nullable().optional(),
   updateTime: z.string(),
 });
 export const crfInstanceView = z.object({
@@ -126,6 +140,10 @@ export const historyRow = z.object({
   entryMode: z.number().int(),
   reason: z.string().nullable(),
   userName: z.string().nullable(),
+  /** 'condition': the value was cleared because a display condition hid the item (reason: the user's) */
+  cause: z.string().nullable().optional(),
+  /** a data-quality warning the new value carried ('range': outside a soft range) */
+  quality: z.string().nullable().optional(),
   createTime: z.string(),
 });
 export const certifyRequest = z.object({

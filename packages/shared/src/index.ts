@@ -15,6 +15,7 @@ export * from './conditions';
 export * from './design.schema';
 export * from './center-apply.schema';
 export * from './subjects.schema';
+export * from './ecrf-values';
 export * from './ecrf.schema';
 export * from './subjects-excel.schema';
 export * from './visit-occurrences.schema';

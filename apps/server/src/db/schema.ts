@@ -575,7 +575,10 @@ export const crfValues = pgTable(
     updatedBy: integer('updated_by').references(() => users.id),
     updatedAt: updated(),
   },
-  (t) => [uniqueIndex('crf_values_instance_variable').on(t.instanceId, t.variable)],
+  (t) => [
+    uniqueIndex('crf_values_instance_variable').on(t.instanceId, t.variable),
+    index('crf_values_quality').on(t.instanceId).where(sql`quality is not null`),
+  ],
 );
 
 /** Every change of an item: who, when, old, new, reason, entry mode, and the instance version it made. */
@@ -589,6 +592,8 @@ export const crfValueHistory = pgTable(
     variable: varchar('variable', { length: 40 }).notNull(),
     oldValue: jsonb('old_value').$type<{ v: unknown }>(),
     newValue: jsonb('new_value').$type<{ v: unknown }>(),
+    /** a data-quality warning on an accepted value: 'range' = outside a soft range (an automatic query to raise) */
+    quality: varchar('quality', { length: 30 }),
     entryMode: integer('entry_mode').notNull(),
     reason: varchar('reason', { length: 500 }),
     instanceVersion: integer('instance_version').notNull(),
@@ -611,6 +616,10 @@ export const centerApplications = pgTable(
     orgId: integer('org_id')
       .notNull()
       .references(() => organizations.id),
+    /** the data-quality warning the new value carried ('range': outside a soft range) */
+    quality: varchar('quality', { length: 30 }),
+    /** null: entered; 'condition': cleared because a display condition hid the item (reason: the user's) */
+    cause: varchar('cause', { length: 30 }),
     applicantUserId: integer('applicant_user_id')
       .notNull()
       .references(() => users.id),

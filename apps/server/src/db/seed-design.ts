@@ -67,7 +67,8 @@ export const DEMO_FORMS: FormDefinitionInput[] = [
           { row: 1, col: 1, rowSpan: 1, colSpan: 1, component: { id: 'diabp', type: 'number', label: '舒张压', labelEn: 'Diastolic', variable: 'DIABP', unit: 'mmHg', precision: 0, min: 20, max: 200, required: true } },
         ],
       },
-      { id: 'hr', type: 'number', label: '心率', labelEn: 'Heart rate', variable: 'HR', unit: 'bpm', precision: 0 },
+      // an expected (soft) range: a value outside is kept and flagged for a data-quality query
+      { id: 'hr', type: 'number', label: '心率', labelEn: 'Heart rate', variable: 'HR', unit: 'bpm', precision: 0, min: 40, max: 180, softRange: true },
       { id: 'weight', type: 'number', label: '体重', labelEn: 'Weight', variable: 'WEIGHT', unit: 'kg', precision: 1 },
     ],
   },
@@ -78,7 +79,8 @@ export const DEMO_FORMS: FormDefinitionInput[] = [
     cycle: true,
     components: [
       { id: 'aeterm', type: 'text', label: '不良事件名称', labelEn: 'Adverse event term', variable: 'AETERM', required: true },
-      { id: 'aestdtc', type: 'date', label: '开始日期', labelEn: 'Start date', variable: 'AESTDTC', required: true },
+      // the start of an adverse event may be known to the month or year only
+      { id: 'aestdtc', type: 'date', label: '开始日期', labelEn: 'Start date', variable: 'AESTDTC', required: true, partialDate: true },
       { id: 'aesev', type: 'select', label: '严重程度', labelEn: 'Severity', variable: 'AESEV', options: [
         { value: '1', label: '轻度', labelEn: 'Mild', mapping: 'MILD' },
         { value: '2', label: '中度', labelEn: 'Moderate', mapping: 'MODERATE' },

@@ -10,8 +10,10 @@ import {
   ENTRY_MODE,
   formFields,
   hiddenByCondition,
+  latestClock,
   missingRequired,
-  valueProblem,
+  rangeText,
+  valueIssue,
   visitState,
   visitWindow,
   type CrfInstanceView,
@@ -34,11 +36,21 @@ type Key = { ptsId: number; visitId: number; formId: number; unscheduledId: numb
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 const empty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
-type StoredItem = Pick<typeof crfValues.$inferSelect, 'value' | 'entryMode' | 'sourceRef' | 'updatedAt'>;
+type StoredItem = Pick<typeof crfValues.$inferSelect, 'value' | 'entryMode' | 'sourceRef' | 'updatedAt' | 'quality'>;
 
 function itemView(v: StoredItem, updatedBy: string | null): CrfInstanceView['values'][string] {
-  return { value: v.value?.v ?? null, entryMode: v.entryMode, sourceRef: v.sourceRef, updatedBy, updateTime: v.updatedAt.toISOString() };
+  return {
+    value: v.value?.v ?? null,
+    entryMode: v.entryMode,
+    sourceRef: v.sourceRef,
+    quality: v.quality ?? null,
+    updatedBy,
+    updateTime: v.updatedAt.toISOString(),
+  };
 }
+
+/** History cause of a value cleared because a display condition hid its item (the reason stays the user's). */
+export const CLEARED_BY_CONDITION = 'condition';
 
 function viewFrom(
   form: typeof forms.$inferSelect,
@@ -167,7 +179,10 @@ export class EcrfService {
       }
 
       const problems: FieldProblem[] = [];
-      const incoming = new Map<string, { value: unknown; reason?: string | undefined }>();
+      const t = translator(ctx.language);
+      // the latest wall clock on earth: the server does not know the user's time zone (see ecrf-values.ts)
+      const clock = latestClock();
+      const incoming = new Map<string, { value: unknown; reason?: string | undefined; quality?: string | null; cause?: string | null }>();
       for (const it of input.items) {
         const f = fields.get(it.variable);
         if (!f) {
@@ -179,33 +194,41 @@ export class EcrfService {
           continue;
         }
         const value = f.type === 'number' && typeof it.value === 'string' && it.value.trim() !== '' ? Number(it.value) : empty(it.value) ? null : it.value;
-        const p = valueProblem(f, it.value);
-        if (p) problems.push({ field: it.variable, message: `validation.value_${p}` });
-        incoming.set(it.variable, { value, reason: it.reason });
+        // never change what the user typed: a value is stored as sent, refused, or (soft range) flagged
+        const issue = valueIssue(f, it.value, clock);
+        if (issue && !issue.soft) {
+          const key = issue.code === 'min' || issue.code === 'max' ? 'range' : issue.code;
+          problems.push({ field: it.variable, message: t(`validation.value_${key}`, { ...issue.params, range: rangeText(issue.params) }) });
+        }
+        incoming.set(it.variable, { value, reason: it.reason, quality: issue?.soft ? 'range' : null });
       }
       // the merged picture: what is stored, with this batch on top
       const merged: ItemValues = {};
       for (const [k, v] of current) merged[k] = v.value?.v ?? null;
       for (const [k, v] of incoming) merged[k] = v.value;
-      // items hidden by a condition lose their value
-      for (const hidden of hiddenByCondition(def, merged)) {
-        if (!empty(merged[hidden])) {
-          merged[hidden] = null;
-          incoming.set(hidden, { value: null, reason: incoming.get(hidden)?.reason ?? 'hidden by display condition' });
+      // items a display condition hides lose their value; the history says so (cause) and keeps the user's reason
+      const hiddenNow = new Set(hiddenByCondition(def, merged));
+      for (const hidden of hiddenNow) {
+        merged[hidden] = null;
+        incoming.set(hidden, { value: null, reason: incoming.get(hidden)?.reason, cause: CLEARED_BY_CONDITION });
+      }
+      for (const [k, v] of incoming) {
+        // the editor sends the clearing it showed the user (value null, their reason): mark it the same way
+        if (empty(v.value) && !empty(current.get(k)?.value?.v) && !hiddenNow.has(k) && hiddenByCondition(def, { ...merged, [k]: current.get(k)?.value?.v }).includes(k)) {
+          v.cause = CLEARED_BY_CONDITION;
         }
       }
       if (input.entryMode !== ENTRY_MODE.stash) {
         for (const v of missingRequired(def, merged)) problems.push({ field: v, message: 'validation.required' });
       }
-      // once saved (not as a draft), a value changes only with a reason
+      // once saved (not as a draft), a value changes only with a reason, also when a display condition clears it
       for (const [k, v] of incoming) {
         const old = current.get(k);
         if (old && old.entryMode !== ENTRY_MODE.stash && !empty(old.value?.v) && !same(old.value?.v, v.value) && !v.reason) {
-          problems.push({ field: k, message: 'validation.changeReason' });
+          problems.push({ field: k, message: v.cause === CLEARED_BY_CONDITION ? 'validation.clearReason' : 'validation.changeReason' });
         }
       }
       if (problems.length) {
-        const t = translator(ctx.language);
         const detail = problems.map((p) => ({ field: p.field, message: t(p.message) }));
         throw new AppError('VALIDATION', { detail: t('validation.field', { field: detail[0]!.field, message: detail[0]!.message }) }, detail);
       }
@@ -247,9 +270,10 @@ export class EcrfService {
       const audits = [];
       for (const [k, v] of incoming) {
         const old = current.get(k);
-        if (old && same(old.value?.v, v.value) && old.entryMode === input.entryMode) continue;
+        const quality = v.quality ?? null;
+        if (old && same(old.value?.v, v.value) && old.entryMode === input.entryMode && (old.quality ?? null) === quality) continue;
         if (!old && empty(v.value)) continue;
-        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: input.entryMode, updatedBy: ctx.user.id, updatedAt: now });
+        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: input.entryMode, quality, updatedBy: ctx.user.id, updatedAt: now });
         if (old && same(old.value?.v, v.value)) continue;
         history.push({
           instanceId: inst!.id,
@@ -261,6 +285,8 @@ export class EcrfService {
           instanceVersion: inst!.version,
           userId: ctx.user.id,
           userName: ctx.user.name,
+          quality,
+          cause: v.cause ?? null,
         });
         audits.push({
           action: 'crf.value',
@@ -278,18 +304,18 @@ export class EcrfService {
       if (upserts.length) {
         const c = crfValues;
         await tx.execute(sql`insert into ${c} ${unnestRows(
-          [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz']],
-          upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.updatedBy, now.toISOString()]),
+          [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.quality, 'varchar'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz']],
+          upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.quality ?? null, u.updatedBy, now.toISOString()]),
         )}
           on conflict (instance_id, variable) do update set value = excluded.value, entry_mode = excluded.entry_mode,
-             updated_by = excluded.updated_by, updated_at = excluded.updated_at`);
+             quality = excluded.quality, updated_by = excluded.updated_by, updated_at = excluded.updated_at`);
       }
       if (history.length) {
         const h = crfValueHistory;
         await tx.execute(sql`insert into ${h} ${unnestRows(
           [[h.instanceId, 'int'], [h.variable, 'varchar'], [h.oldValue, 'jsonb'], [h.newValue, 'jsonb'], [h.entryMode, 'int'], [h.reason, 'varchar'],
-           [h.instanceVersion, 'int'], [h.userId, 'int'], [h.userName, 'varchar']],
-          history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName]),
+           [h.instanceVersion, 'int'], [h.userId, 'int'], [h.userName, 'varchar'], [h.quality, 'varchar'], [h.cause, 'varchar']],
+          history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName, x.quality ?? null, x.cause ?? null]),
         )}`);
       }
       // a new instance or a new status moves the subject's current visit and form progress
@@ -298,7 +324,11 @@ export class EcrfService {
       // the saved state as this transaction wrote it: what was stored, with this batch's writes on top
       const values: CrfInstanceView['values'] = {};
       for (const [k, v] of current) values[k] = itemView(v, setBy.get(k) ?? null);
-      for (const u of upserts) values[u.variable] = itemView({ value: u.value ?? null, entryMode: input.entryMode, sourceRef: current.get(u.variable)?.sourceRef ?? null, updatedAt: now }, ctx.user.name);
+      for (const u of upserts)
+        values[u.variable] = itemView(
+          { value: u.value ?? null, entryMode: input.entryMode, sourceRef: current.get(u.variable)?.sourceRef ?? null, quality: u.quality ?? null, updatedAt: now },
+          ctx.user.name,
+        );
       return viewFrom(form, def, inst, values, null);
     });
   }
@@ -324,6 +354,8 @@ export class EcrfService {
       newValue: r.newValue?.v ?? null,
       entryMode: r.entryMode,
       reason: r.reason,
+      cause: r.cause,
+      quality: r.quality,
       userName: r.userName,
       createTime: r.createdAt.toISOString(),
     }));
@@ -483,7 +515,7 @@ export class EcrfService {
         planned: win?.planned ?? null,
         start: win?.start ?? null,
         end: win?.end ?? null,
-        state: win ? visitState(win, done, today) : done ? 'done' : 'inWindow',
+        state: win ? visitState(win, done, today, v.unscheduled) : done ? 'done' : 'inWindow',
         forms: fs,
       };
     };

@@ -6,7 +6,7 @@
  * Must always agree with EcrfService.schedule for one subject: the window is `visitWindow` (first visit +
  * day offset, −before/+after; an unscheduled visit on its date), an occurrence is done when it has forms and
  * each form's lowest status over its repeats (no instance = not started) is completed or certified, and the
- * state is `visitState` of that window, done flag and today (UTC).
+ * state is `visitState` of that window, done flag and today (UTC); an unscheduled visit is never overdue.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import {
@@ -110,7 +110,7 @@ export class VisitOccurrencesService {
         select c.*,
                case when c.forms_total > 0 and c.forms_done = c.forms_total then 'done'
                     when ${today}::date < c.base_date + (c.day_offset - c.window_before) then 'upcoming'
-                    when ${today}::date > c.base_date + (c.day_offset + c.window_after) then 'overdue'
+                    when c.unscheduled_id = 0 and ${today}::date > c.base_date + (c.day_offset + c.window_after) then 'overdue'
                     else 'inWindow' end as state
           from counted c
       )
@@ -136,7 +136,7 @@ export class VisitOccurrencesService {
         code: x.code,
         name: x.name,
         ...w,
-        state: visitState(w, formsTotal > 0 && formsDone === formsTotal, today),
+        state: visitState(w, formsTotal > 0 && formsDone === formsTotal, today, x.unscheduled_id > 0),
         formsDone,
         formsTotal,
       };
