@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { LIMITS } from './constants';
-import { pageRequest, pageResult } from './common.schema';
+import { dateTimeSchema, idSchema, pageRequest, pageResult } from './common.schema';
 
 /** A date range of at most 90 days whose start is not after its end (spec §5). */
 export const dateRange = z
   .object({
-    startTime: z.coerce.date().optional(),
-    endTime: z.coerce.date().optional(),
+    startTime: dateTimeSchema.optional(),
+    endTime: dateTimeSchema.optional(),
   })
   .superRefine((v, ctx) => {
     if (v.startTime && v.endTime) {
@@ -20,14 +20,36 @@ export const auditLogQuery = pageRequest
   .extend({
     action: z.string().max(50).optional(),
     entity: z.string().max(50).optional(),
-    userId: z.coerce.number().int().positive().optional(),
-    startTime: z.coerce.date().optional(),
-    endTime: z.coerce.date().optional(),
+    userId: idSchema.optional(),
+    startTime: dateTimeSchema.optional(),
+    endTime: dateTimeSchema.optional(),
   })
   .superRefine((v, ctx) => {
     const r = dateRange.safeParse({ startTime: v.startTime, endTime: v.endTime });
     if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: 'custom', path: i.path, message: i.message });
   });
+
+/**
+ * What a row means, in the viewer's language (issue 11): the subject, visit, form and object it concerns, the field or
+ * item label, old and new values as a reader knows them (option labels, names instead of ids, identifiers masked
+ * as the subject list masks them), and the reason (machine reasons translated). Computed when listing; the
+ * stored row is unchanged.
+ */
+export const auditDisplay = z.object({
+  event: z.string(),
+  subject: z.string().nullable(),
+  site: z.string().nullable(),
+  visit: z.string().nullable(),
+  form: z.string().nullable(),
+  /** the kind of object and its name, e.g. "Organisation" + "City Hospital" */
+  entity: z.string(),
+  target: z.string().nullable(),
+  field: z.string().nullable(),
+  oldValue: z.string().nullable(),
+  newValue: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+export type AuditDisplay = z.infer<typeof auditDisplay>;
 
 export const auditLogRow = z.object({
   id: z.number().int(),
@@ -48,6 +70,7 @@ export const auditLogRow = z.object({
   requestId: z.string().nullable(),
   ip: z.string().nullable(),
   createTime: z.string(),
+  display: auditDisplay,
 });
 export const auditLogPage = pageResult(auditLogRow);
 export type AuditLogRow = z.infer<typeof auditLogRow>;

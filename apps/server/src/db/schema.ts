@@ -385,6 +385,8 @@ export const visits = pgTable(
     stageId: integer('stage_id').references(() => stages.id, { onDelete: 'set null' }),
     code: varchar('code', { length: 30 }).notNull(),
     name: varchar('name', { length: 50 }).notNull(),
+    /** the name shown when the language is en_US (falls back to `name`) */
+    nameEn: varchar('name_en', { length: 50 }),
     sortOrder: integer('sort_order').notNull().default(0),
     dayOffset: integer('day_offset').notNull().default(0),
     windowBefore: integer('window_before').notNull().default(0),

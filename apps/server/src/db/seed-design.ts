@@ -118,10 +118,10 @@ export async function seedDemoDesign(db: Db, projectId: number): Promise<boolean
       formIds[parsed.code] = f!.id;
     }
     const plan = [
-      { code: 'V1', name: '筛选访视 Screening', stage: 0, order: 1, day: 0, before: 0, after: 0, forms: ['DM', 'VS'] },
-      { code: 'V2', name: '第 2 周 Week 2', stage: 1, order: 2, day: 14, before: 3, after: 3, forms: ['VS', 'AE'] },
-      { code: 'V3', name: '第 4 周 Week 4', stage: 2, order: 3, day: 28, before: 3, after: 7, forms: ['VS', 'AE'] },
-      { code: 'UNS', name: '计划外访视 Unscheduled', stage: 1, order: 9, day: 0, before: 0, after: 0, forms: ['VS', 'AE'], unscheduled: true },
+      { code: 'V1', name: '筛选访视', nameEn: 'Screening', stage: 0, order: 1, day: 0, before: 0, after: 0, forms: ['DM', 'VS'] },
+      { code: 'V2', name: '第 2 周', nameEn: 'Week 2', stage: 1, order: 2, day: 14, before: 3, after: 3, forms: ['VS', 'AE'] },
+      { code: 'V3', name: '第 4 周', nameEn: 'Week 4', stage: 2, order: 3, day: 28, before: 3, after: 7, forms: ['VS', 'AE'] },
+      { code: 'UNS', name: '计划外访视', nameEn: 'Unscheduled visit', stage: 1, order: 9, day: 0, before: 0, after: 0, forms: ['VS', 'AE'], unscheduled: true },
     ];
     for (const p of plan) {
       const [vi] = await tx
@@ -131,6 +131,7 @@ export async function seedDemoDesign(db: Db, projectId: number): Promise<boolean
           stageId: stageIds[p.stage]!,
           code: p.code,
           name: p.name,
+          nameEn: p.nameEn,
           sortOrder: p.order,
           dayOffset: p.day,
           windowBefore: p.before,

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import ExcelJS from 'exceljs';
 import type { FastifyReply } from 'fastify';
 import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
-import { auditLogPage, auditLogQuery, userPickerRow, type AuditLogRow, type Language } from '@esource/shared';
+import { auditLogPage, auditLogQuery, userPickerRow, type Language } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { auditEvents } from '../../db/schema';
@@ -14,6 +14,8 @@ import { translator } from '../../lib/i18n';
 import type { Db } from '../../db/client';
 import { projectEventNames, projectTrail, projectTrailUsers } from './audit.service';
 import { offsetOf, pageOf } from '../../lib/page';
+import type { AuthedContext } from '../../lib/context';
+import { presentAuditRows, type AuditViewer } from './audit.present';
 
 type Query = z.output<typeof auditLogQuery>;
 const exportQuery = auditLogQuery;
@@ -32,10 +34,11 @@ function labelled(lang: Language, actions: string[]) {
 export const AUDIT_EXPORT_MAX = 100_000;
 export const LOGIN_ACTIONS = ['login.success', 'login.failure', 'logout'] as const;
 
-function toRow(r: typeof auditEvents.$inferSelect): AuditLogRow {
-  const { createdAt, chainKey: _c, hash: _h, prevHash: _p, ...rest } = r;
-  return { ...rest, createTime: createdAt.toISOString() };
-}
+/** Who reads a trail: system screens are checked against the system role alone, project screens against both. */
+const systemViewer = (ctx: AuthedContext): AuditViewer => ({ language: ctx.language, pms: ctx.systemPms });
+const projectViewer = (ctx: AuthedContext): AuditViewer => ({ language: ctx.language, pms: ctx.pms });
+/** Rows presented (masked and enriched) this many at a time in an export. */
+const PRESENT_BATCH = 1000;
 
 function filters(q: Query): (SQL | undefined)[] {
   return [
@@ -47,7 +50,7 @@ function filters(q: Query): (SQL | undefined)[] {
   ];
 }
 
-async function page(db: Db, where: SQL | undefined, q: Query) {
+async function page(db: Db, viewer: AuditViewer, where: SQL | undefined, q: Query) {
   const [total] = await db.select({ n: count() }).from(auditEvents).where(where);
   const rows = await db
     .select()
@@ -56,44 +59,61 @@ async function page(db: Db, where: SQL | undefined, q: Query) {
     .orderBy(desc(auditEvents.id))
     .limit(q.pageSize)
     .offset(offsetOf(q));
-  return pageOf(q, total?.n ?? 0, rows.map(toRow));
+  return pageOf(q, total?.n ?? 0, await presentAuditRows(db, viewer, rows));
 }
 
-async function exportXlsx(db: Db, where: SQL | undefined, lang: Language, reply: FastifyReply, fileName: string) {
+async function exportXlsx(db: Db, viewer: AuditViewer, where: SQL | undefined, reply: FastifyReply, fileName: string) {
+  const lang: Language = viewer.language;
   const t = translator(lang);
   const rows = await db.select().from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(AUDIT_EXPORT_MAX);
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet(t('audit.sheet'));
+  // the readable columns first (what a monitor reads), the technical ones after
   ws.columns = [
     { header: t('audit.time'), key: 'time', width: 24 },
     { header: t('audit.user'), key: 'user', width: 20 },
     { header: t('audit.env'), key: 'env', width: 6 },
-    { header: t('audit.action'), key: 'action', width: 20 },
-    { header: t('audit.entity'), key: 'entity', width: 14 },
-    { header: t('audit.entityId'), key: 'entityId', width: 10 },
-    { header: t('audit.field'), key: 'field', width: 18 },
+    { header: t('audit.action'), key: 'action', width: 22 },
+    { header: t('audit.subject'), key: 'subject', width: 12 },
+    { header: t('audit.site'), key: 'site', width: 20 },
+    { header: t('audit.visit'), key: 'visit', width: 18 },
+    { header: t('audit.form'), key: 'form', width: 18 },
+    { header: t('audit.object'), key: 'object', width: 24 },
+    { header: t('audit.field'), key: 'field', width: 20 },
     { header: t('audit.oldValue'), key: 'oldValue', width: 30 },
     { header: t('audit.newValue'), key: 'newValue', width: 30 },
     { header: t('audit.reason'), key: 'reason', width: 24 },
     { header: t('audit.ip'), key: 'ip', width: 16 },
     { header: t('audit.requestId'), key: 'requestId', width: 38 },
+    { header: t('audit.entityType'), key: 'entity', width: 14 },
+    { header: t('audit.entityId'), key: 'entityId', width: 10 },
+    { header: t('audit.fieldCode'), key: 'fieldCode', width: 18 },
   ];
   ws.getRow(1).font = { bold: true };
-  for (const r of rows) {
-    ws.addRow({
-      time: r.createdAt.toISOString(),
-      user: r.userName ?? '',
-      env: r.env ?? '',
-      action: t(`auditActions.${r.action}`, { defaultValue: r.action }),
-      entity: r.entity,
-      entityId: r.entityId ?? '',
-      field: r.field ?? '',
-      oldValue: r.oldValue ?? '',
-      newValue: r.newValue ?? '',
-      reason: r.reason ?? '',
-      ip: r.ip ?? '',
-      requestId: r.requestId ?? '',
-    });
+  for (let i = 0; i < rows.length; i += PRESENT_BATCH) {
+    for (const r of await presentAuditRows(db, viewer, rows.slice(i, i + PRESENT_BATCH))) {
+      const d = r.display;
+      ws.addRow({
+        time: r.createTime,
+        user: r.userName ?? '',
+        env: r.env ?? '',
+        action: d.event,
+        subject: d.subject ?? '',
+        site: d.site ?? '',
+        visit: d.visit ?? '',
+        form: d.form ?? '',
+        object: d.target ? `${d.entity} ${d.target}` : d.entity,
+        field: d.field ?? '',
+        oldValue: d.oldValue ?? '',
+        newValue: d.newValue ?? '',
+        reason: d.reason ?? '',
+        ip: r.ip ?? '',
+        requestId: r.requestId ?? '',
+        entity: r.entity,
+        entityId: r.entityId ?? '',
+        fieldCode: r.field ?? '',
+      });
+    }
   }
   const buf = Buffer.from(await wb.xlsx.writeBuffer());
   await reply
@@ -131,7 +151,7 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       tags: ['audit'],
       body: auditLogQuery,
       response: auditLogPage,
-      handler: ({ body }) => page(db, and(...filters(body)), body),
+      handler: ({ ctx, body }) => page(db, systemViewer(ctx), and(...filters(body)), body),
     }),
     defineRoute({
       method: 'GET',
@@ -142,7 +162,7 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       query: exportQuery,
       response: z.null(),
       raw: true,
-      handler: ({ ctx, query, reply }) => exportXlsx(db, and(...filters(query)), ctx.language, reply, `audit-trail-${stamp()}.xlsx`),
+      handler: ({ ctx, query, reply }) => exportXlsx(db, systemViewer(ctx), and(...filters(query)), reply, `audit-trail-${stamp()}.xlsx`),
     }),
     defineRoute({
       method: 'POST',
@@ -152,7 +172,7 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       tags: ['audit'],
       body: auditLogQuery,
       response: auditLogPage,
-      handler: ({ ctx, body }) => page(db, and(projectTrail(ctx.project.id, ctx.env), ...filters(body)), body),
+      handler: ({ ctx, body }) => page(db, projectViewer(ctx), and(projectTrail(ctx.project.id, ctx.env), ...filters(body)), body),
     }),
     defineRoute({
       method: 'GET',
@@ -185,8 +205,8 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       handler: ({ ctx, query, reply }) =>
         exportXlsx(
           db,
+          projectViewer(ctx),
           and(projectTrail(ctx.project.id, ctx.env), ...filters(query)),
-          ctx.language,
           reply,
           `${ctx.project.no}-audit-${ctx.env}-${stamp()}.xlsx`,
         ),
@@ -199,7 +219,7 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       tags: ['audit'],
       body: auditLogQuery,
       response: auditLogPage,
-      handler: ({ body }) => page(db, and(inArray(auditEvents.action, [...LOGIN_ACTIONS]), ...filters(body)), body),
+      handler: ({ ctx, body }) => page(db, systemViewer(ctx), and(inArray(auditEvents.action, [...LOGIN_ACTIONS]), ...filters(body)), body),
     }),
     defineRoute({
       method: 'GET',
@@ -211,7 +231,7 @@ export function auditRoutes({ database }: AppDeps): RouteSpec[] {
       response: z.null(),
       raw: true,
       handler: ({ ctx, query, reply }) =>
-        exportXlsx(db, and(inArray(auditEvents.action, [...LOGIN_ACTIONS]), ...filters(query)), ctx.language, reply, `login-log-${stamp()}.xlsx`),
+        exportXlsx(db, systemViewer(ctx), and(inArray(auditEvents.action, [...LOGIN_ACTIONS]), ...filters(query)), reply, `login-log-${stamp()}.xlsx`),
     }),
   ];
 }

@@ -46,14 +46,14 @@ export class SubjectsService {
   /** The list's columns: the subject, its site and organisation, and the name of its current visit. */
   private rowSelect(total: SQL = sql`null`, db: Db | Tx = this.db) {
     return db
-      .select({ s: subjects, siteName: sites.name, orgId: sites.orgId, orgNo: organizations.code, visitName: visits.name, total: sql<number | null>`(${total})` })
+      .select({ s: subjects, siteName: sites.name, orgId: sites.orgId, orgNo: organizations.code, visitName: visits.name, visitNameEn: visits.nameEn, total: sql<number | null>`(${total})` })
       .from(subjects)
       .innerJoin(sites, eq(sites.id, subjects.siteId))
       .innerJoin(organizations, eq(organizations.id, sites.orgId))
       .leftJoin(visits, eq(visits.id, subjects.currentVisitId));
   }
 
-  private toRow(ctx: ProjectScopedContext, r: { s: Subject; siteName: string; orgId: number; orgNo: string | null; visitName: string | null }): SubjectRow {
+  private toRow(ctx: ProjectScopedContext, r: { s: Subject; siteName: string; orgId: number; orgNo: string | null; visitName: string | null; visitNameEn?: string | null }): SubjectRow {
     const { s } = r;
     const full = this.seesIdentifiers(ctx);
     const m = (v: string | null) => (full ? v : maskIdentifier(v));
@@ -75,7 +75,7 @@ export class SubjectsService {
       idCard: m(s.idCard),
       identifiersMasked: !full,
       currentVisitId: s.currentVisitId,
-      currentVisitName: r.visitName,
+      currentVisitName: ctx.language === 'en_US' && r.visitNameEn ? r.visitNameEn : r.visitName,
       formsDone: s.formsDone,
       formsTotal: s.formsTotal,
       version: s.version,

@@ -1,5 +1,5 @@
 import { Fragment, useMemo, useState } from 'react';
-import { App, Button, DatePicker, Form, Select, Space, Tag, Tooltip, Typography } from 'antd';
+import { App, Button, DatePicker, Descriptions, Form, Select, Space, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { ExportOutlined, SearchOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
@@ -47,6 +47,82 @@ function Value({ v }: { v: string | null }) {
         </Fragment>
       ))}
     </Typography.Paragraph>
+  );
+}
+
+/**
+ * One row as a sentence a monitor reads (issue 11): where (subject · visit · form, or the named object), then the
+ * change "field: old → new" with option labels and names as the server resolved them in the viewer's language.
+ */
+function Record({ r }: { r: AuditLogRow }) {
+  const { t } = useTranslation('audit');
+  const d = r.display;
+  const where = [
+    d.subject ? t('record.subject', { no: d.subject }) : null,
+    d.visit,
+    d.form,
+    d.target ? `${d.entity} ${d.target}` : d.subject || d.visit || d.form ? null : d.entity,
+  ].filter((x): x is string => Boolean(x));
+  const change =
+    d.field || d.oldValue || d.newValue ? (
+      <div data-testid="audit-change" style={{ overflowWrap: 'anywhere' }}>
+        {d.field ? <Typography.Text strong>{d.field}: </Typography.Text> : null}
+        {d.oldValue !== null && d.oldValue !== '' ? (
+          <>
+            <Typography.Text type="secondary" delete>
+              {d.oldValue}
+            </Typography.Text>
+            {' → '}
+            {d.newValue !== null && d.newValue !== '' ? (
+              <Typography.Text>{d.newValue}</Typography.Text>
+            ) : (
+              <Typography.Text type="secondary">{t('record.empty')}</Typography.Text>
+            )}
+          </>
+        ) : d.newValue !== null && d.newValue !== '' ? (
+          <Value v={d.newValue} />
+        ) : (
+          <Typography.Text type="secondary">{t('record.empty')}</Typography.Text>
+        )}
+      </div>
+    ) : null;
+  return (
+    <div data-testid="audit-record">
+      {where.length ? <div>{where.join(' · ')}</div> : null}
+      {change}
+    </div>
+  );
+}
+
+/** The stored row's internals, on demand: ids, codes and the values as stored (masked as on screen). */
+function TechnicalDetails({ r }: { r: AuditLogRow }) {
+  const { t } = useTranslation('audit');
+  const items: [string, string | number | null][] = [
+    [t('record.entity'), r.entity],
+    [t('record.entityId'), r.entityId],
+    [t('record.fieldCode'), r.field],
+    [t('record.rawOld'), r.oldValue],
+    [t('record.rawNew'), r.newValue],
+    [t('record.siteId'), r.siteId],
+    [t('record.subjectId'), r.subjectId],
+    [t('record.ip'), r.ip],
+    [t('record.requestId'), r.requestId],
+    [t('record.seq'), r.seq],
+  ];
+  return (
+    <Descriptions
+      size="small"
+      column={{ xs: 1, md: 2, xl: 3 }}
+      title={<Typography.Text type="secondary">{t('record.technical')}</Typography.Text>}
+      data-testid="audit-technical"
+      items={items.map(([label, v], i) => ({
+        key: i,
+        label,
+        children: (
+          <span style={{ overflowWrap: 'anywhere' }}>{v === null || v === '' ? '—' : String(v)}</span>
+        ),
+      }))}
+    />
   );
 }
 
@@ -154,10 +230,8 @@ export function AuditLogView({
       title: t('cols.event'),
       dataIndex: 'action',
       width: 140,
-      render: (v: string) => (
-        <Tooltip title={v}>
-          <span>{labelOf(v)}</span>
-        </Tooltip>
+      render: (v: string, r: AuditLogRow) => (
+        <span>{r.display.event !== v ? r.display.event : labelOf(v)}</span>
       ),
     },
     ...(login
@@ -173,31 +247,16 @@ export function AuditLogView({
         ]
       : [
           {
-            title: t('cols.entity'),
-            dataIndex: 'entity',
-            width: 170,
-            render: (v: string, r: AuditLogRow) => (
-              <div>
-                {t(`entities.${v}`, { defaultValue: v })}
-                {r.entityId ? <Typography.Text type="secondary"> #{r.entityId}</Typography.Text> : null}
-                {r.field ? (
-                  <div>
-                    <Typography.Text type="secondary">
-                      {t(`fieldNames.${r.field}`, { defaultValue: r.field })}
-                    </Typography.Text>
-                  </div>
-                ) : null}
-              </div>
-            ),
+            title: t('cols.record'),
+            key: 'record',
+            render: (_: unknown, r: AuditLogRow) => <Record r={r} />,
           },
-          { title: t('cols.oldValue'), dataIndex: 'oldValue', render: (v: string | null) => <Value v={v} /> },
-          { title: t('cols.newValue'), dataIndex: 'newValue', render: (v: string | null) => <Value v={v} /> },
         ]),
     {
       title: t('cols.reason'),
       dataIndex: 'reason',
-      width: 140,
-      render: (v: string | null) => <Value v={v} />,
+      width: 180,
+      render: (_: string | null, r: AuditLogRow) => <Value v={r.display.reason} />,
     },
   ];
 
@@ -283,6 +342,10 @@ export function AuditLogView({
         size="small"
         columns={columns}
         scroll={{ x: login ? 1000 : 1100 }}
+        expandable={{
+          expandedRowRender: (r) => <TechnicalDetails r={r} />,
+          columnWidth: 36,
+        }}
         onRow={() => ({ style: { verticalAlign: 'top' } })}
         data-testid="audit-table"
       />
