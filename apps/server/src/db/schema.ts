@@ -574,6 +574,8 @@ export const crfValues = pgTable(
     entryMode: integer('entry_mode').notNull(),
     /** link to the source record or document region the value came from */
     sourceRef: varchar('source_ref', { length: 200 }),
+    /** a data-quality warning on an accepted value: 'range' = outside a soft range (an automatic query to raise) */
+    quality: varchar('quality', { length: 30 }),
     updatedBy: integer('updated_by').references(() => users.id),
     updatedAt: updated(),
   },
@@ -594,13 +596,15 @@ export const crfValueHistory = pgTable(
     variable: varchar('variable', { length: 40 }).notNull(),
     oldValue: jsonb('old_value').$type<{ v: unknown }>(),
     newValue: jsonb('new_value').$type<{ v: unknown }>(),
-    /** a data-quality warning on an accepted value: 'range' = outside a soft range (an automatic query to raise) */
-    quality: varchar('quality', { length: 30 }),
     entryMode: integer('entry_mode').notNull(),
     reason: varchar('reason', { length: 500 }),
     instanceVersion: integer('instance_version').notNull(),
     userId: integer('user_id').references(() => users.id),
     userName: varchar('user_name', { length: 50 }),
+    /** the data-quality warning the new value carried ('range': outside a soft range) */
+    quality: varchar('quality', { length: 30 }),
+    /** null: entered; 'condition': cleared because a display condition hid the item (reason: the user's) */
+    cause: varchar('cause', { length: 30 }),
     createdAt: created(),
   },
   (t) => [index('crf_value_history_item').on(t.instanceId, t.variable)],
@@ -618,10 +622,6 @@ export const centerApplications = pgTable(
     orgId: integer('org_id')
       .notNull()
       .references(() => organizations.id),
-    /** the data-quality warning the new value carried ('range': outside a soft range) */
-    quality: varchar('quality', { length: 30 }),
-    /** null: entered; 'condition': cleared because a display condition hid the item (reason: the user's) */
-    cause: varchar('cause', { length: 30 }),
     applicantUserId: integer('applicant_user_id')
       .notNull()
       .references(() => users.id),
