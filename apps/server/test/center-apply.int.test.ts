@@ -44,3 +44,34 @@ describe('centre applications (PRO only)', () => {
     expect(pass.body.data.totalCount).toBe(1);
   });
 });
+
+describe('separation of duties', () => {
+  it('the applicant cannot decide their own application; another reviewer can', async () => {
+    const admin = await s.api.login('admin');
+    const dm = await s.api.login('dm');
+    await s.api.post('/pro/info/add', { token: dm, form: { no: 'APPLY-OWN', name: 'Own application study', scene: 1 } });
+    const a = await s.api.post<{ id: number; applicantUserId: number }>('/centerApply/apply', {
+      token: admin,
+      headers: { proType: 'PRO' },
+      form: { projectNo: 'APPLY-OWN' },
+    });
+    expect(a.status).toBe(200);
+    for (const language of ['en_US', 'zh_CN']) {
+      const own = await s.api.post('/centerApply/audit', {
+        token: admin,
+        headers: { proType: 'PRO', language },
+        form: { id: a.body.data.id, pass: 'true', reason: 'self-approval' },
+      });
+      expect(own.status).toBe(403);
+      expect(own.body.errorCode).toBe('OWN_APPLICATION');
+      expect(own.body.message).toMatch(language === 'en_US' ? /your own application/ : /本人|自己/);
+    }
+    const list = await s.api.post<{ content: { id: number; status: number; applicantUserId: number }[] }>('/centerApply/page', {
+      token: admin,
+      headers: { proType: 'PRO' },
+      form: { status: 0 },
+    });
+    const row = list.body.data.content.find((r) => r.id === a.body.data.id);
+    expect(row).toMatchObject({ status: 0, applicantUserId: a.body.data.applicantUserId });
+  });
+});

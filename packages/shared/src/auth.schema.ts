@@ -38,6 +38,8 @@ export const loginResponse = z.object({
   token: z.string(),
   expiresAt: z.string(),
   user: currentUser,
+  /** an initial password (issued by an administrator): nothing else works until it is changed */
+  passwordChangeRequired: z.boolean(),
   passwordChangeDue: z.boolean(),
 });
 export type LoginResponse = z.infer<typeof loginResponse>;
@@ -57,6 +59,8 @@ export const userInfo = z.object({
   imgUrl: z.string().nullable(),
   projectType: z.enum(ENVS),
   passwordChangedAt: z.string().nullable(),
+  /** an initial password (issued by an administrator): nothing else works until it is changed */
+  passwordChangeRequired: z.boolean(),
   passwordChangeDue: z.boolean(),
 });
 export type UserInfo = z.infer<typeof userInfo>;

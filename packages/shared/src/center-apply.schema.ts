@@ -16,6 +16,8 @@ export const centerApplyRow = z.object({
   orgId: z.number().int(),
   orgName: z.string(),
   applicantName: z.string(),
+  /** who applied: they may not decide their own application (separation of duties) */
+  applicantUserId: z.number().int(),
   status: z.number().int(),
   note: z.string().nullable(),
   reviewerName: z.string().nullable(),

@@ -17,6 +17,10 @@ export const ERROR_STATUS = {
   SITE_REQUIRED: 400,
   BAD_CREDENTIALS: 400,
   PASSWORD_REUSED: 400,
+  /** the initial (administrator-issued) password must be changed before anything else */
+  PASSWORD_CHANGE_REQUIRED: 403,
+  /** separation of duties: the applicant cannot decide their own application */
+  OWN_APPLICATION: 403,
   BAD_JSON: 400,
   ACCOUNT_LOCKED: 423,
   RATE_LIMITED: 429,

@@ -6,7 +6,17 @@ export type Scope = 'system' | 'project' | 'site';
  * Every route declares its guard: `public`, or a permission requirement ('any' = any logged-in user) and a
  * scope. A route without one is refused at start-up.
  */
-export type Guard = { public: true } | { permission: Requirement | 'any'; scope: Scope };
+export type Guard =
+  | { public: true }
+  | {
+      permission: Requirement | 'any';
+      scope: Scope;
+      /**
+       * Open to a user who must first change an initial password (logout, keep-alive, the change itself and
+       * what the change screen reads); every other route answers 403 PASSWORD_CHANGE_REQUIRED until then.
+       */
+      duringPasswordChange?: true;
+    };
 
 export interface SessionUser {
   id: number;

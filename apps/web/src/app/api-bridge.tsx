@@ -17,7 +17,11 @@ export function ApiBridge() {
       headers: () => sessionHeaders(sessionStore.get()),
       onError: (err) =>
         notify.error(t('common:error'), err.message, `api-error-${err.errorCode}-${err.message}`),
-      onForbidden: () => notify.warn(t('errors:noPermission'), 'no-permission'),
+      onForbidden: (err) => {
+        // an initial password: the guard sends the user to the change screen (no "no permission" toast)
+        if (err.errorCode === 'PASSWORD_CHANGE_REQUIRED') sessionStore.set({ passwordChangeRequired: true });
+        else notify.warn(t('errors:noPermission'), 'no-permission');
+      },
       onUnauthorized: () => markSessionExpired(),
       text: (k) => t(`errors:${k}`),
     });

@@ -27,6 +27,7 @@ export function RootGuard() {
   const moduleNo = useSession((s) => s.moduleNo);
   const listPage = useSession((s) => s.listPage);
   const expired = useSession((s) => s.expired);
+  const mustChangePassword = useSession((s) => s.passwordChangeRequired);
   const info = useUserInfo();
   const access = useAccess();
 
@@ -42,6 +43,7 @@ export function RootGuard() {
         expired,
         moduleNo,
         listPage,
+        mustChangePassword,
       }),
     [
       location.pathname,
@@ -54,6 +56,7 @@ export function RootGuard() {
       expired,
       moduleNo,
       listPage,
+      mustChangePassword,
     ],
   );
 

@@ -17,6 +17,8 @@ export interface GuardState {
   expired?: boolean;
   moduleNo: number;
   listPage: number | null;
+  /** an initial password must be changed first: every page but the change screen goes there */
+  mustChangePassword?: boolean;
 }
 
 export type GuardAction =
@@ -31,6 +33,9 @@ export type GuardDecision =
   | { kind: 'render'; route: AppRoute; actions: GuardAction[] }
   | { kind: 'loading'; route: AppRoute; actions: GuardAction[] }
   | { kind: 'forbidden'; route: AppRoute; actions: GuardAction[] };
+
+/** The forced change-password screen (an initial password). */
+export const PASSWORD_CHANGE_PATH = '/change-password';
 
 /** Query parameters the guard consumes and strips from the URL afterwards. */
 const STRIPPED = ['token', 'target', 'env', 'proId', 'uuid'];
@@ -99,6 +104,16 @@ function decideAfterLogin(
     const back = withSearch(pathname, q);
     const to = LOGIN_VARIANTS[s.variant].path + (back !== '/' ? `?redirect=${encodeURIComponent(back)}` : '');
     return { kind: 'redirect', to, actions };
+  }
+  // An initial password is changed before anything else (the server refuses the rest meanwhile); the screen
+  // remembers where the user was going. Once changed, the screen is left for that place.
+  if (s.mustChangePassword && !route.passwordChange) {
+    const back = withSearch(pathname, q);
+    const keep = back !== '/' && back !== '/overview';
+    return { kind: 'redirect', to: `${PASSWORD_CHANGE_PATH}${keep ? `?redirect=${encodeURIComponent(back)}` : ''}`, actions };
+  }
+  if (!s.mustChangePassword && route.passwordChange) {
+    return { kind: 'redirect', to: safeTarget(q.get('redirect')) ?? '/', actions };
   }
   if (route.redirectTo) return { kind: 'redirect', to: withSearch(route.redirectTo, q), actions };
 

@@ -91,6 +91,16 @@ export const ROUTES: readonly AppRoute[] = [
     module: 0,
   },
   {
+    // an initial password (issued by an administrator) is changed here before anything else
+    id: 'changePassword',
+    path: '/change-password',
+    page: () => import('../features/password/pages/change-password-page'),
+    shell: false,
+    sideBar: false,
+    passwordChange: true,
+    module: 0,
+  },
+  {
     id: 'notFound',
     path: '/404',
     page: () => import('../pages/not-found-page'),

@@ -97,4 +97,6 @@ export interface AppRoute {
   redirectTo?: string;
   /** the page is only an empty state naming what a later issue builds */
   placeholder?: boolean;
+  /** the forced change-password screen: the only page open while an initial password is unchanged */
+  passwordChange?: boolean;
 }

@@ -84,6 +84,8 @@ export interface AccessRow {
   orgId: number | null;
   systemRoleId: number | null;
   userStatus: number;
+  /** the password is an initial one (issued by an administrator, never changed): it must be changed first */
+  mustChangePassword: boolean;
   systemPms: string[];
   project: {
     id: number;
@@ -112,6 +114,7 @@ export async function loadAccess(db: DbOrTx, tokenHash: string, envHeader: Env |
   const r = await db.execute(sql`
     select s.id as session_id, s.env as session_env, coalesce(${envHeader}::varchar, s.env) as env, s.login_type,
            s.expires_at, u.id as user_id, u.account, u.name, u.org_id, u.system_role_id, u.status as user_status,
+           u.password_changed_at is null as must_change_password,
            coalesce((select array_agg(rp.permission) from role_permissions rp join roles r on r.id = rp.role_id
                       where rp.role_id = u.system_role_id and r.status = 1), '{}') as system_pms,
            m.*
@@ -145,6 +148,7 @@ export async function loadAccess(db: DbOrTx, tokenHash: string, envHeader: Env |
     orgId: row.org_id === null ? null : Number(row.org_id),
     systemRoleId: row.system_role_id === null ? null : Number(row.system_role_id),
     userStatus: Number(row.user_status),
+    mustChangePassword: row.must_change_password === true || row.must_change_password === 't',
     systemPms: arr<string>(row.system_pms),
     project:
       row.p_id === null || row.p_id === undefined

@@ -37,7 +37,7 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'POST',
       url: '/auth/logout',
-      guard: { permission: 'any', scope: 'system' },
+      guard: { permission: 'any', scope: 'system', duringPasswordChange: true },
       summary: 'End the session',
       tags: ['auth'],
       response: z.null(),
@@ -49,7 +49,7 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'POST',
       url: '/common/refresh',
-      guard: { permission: 'any', scope: 'system' },
+      guard: { permission: 'any', scope: 'system', duringPasswordChange: true },
       summary: 'Keep-alive: extends the idle expiry of the session; with check=1 only reports it (the 30 s session check)',
       tags: ['auth'],
       body: z.object({ check: z.preprocess((v) => v === true || v === '1' || v === 'true', z.boolean()).default(false) }),
@@ -59,7 +59,7 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'POST',
       url: '/auth/user/pmsInfo',
-      guard: { permission: 'any', scope: 'system' },
+      guard: { permission: 'any', scope: 'system', duringPasswordChange: true },
       summary: 'Permissions, menus and user info (for the project in proId when given)',
       tags: ['auth'],
       bodyType: 'json',
@@ -105,7 +105,7 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'POST',
       url: '/user/updatePwd',
-      guard: { permission: 'any', scope: 'system' },
+      guard: { permission: 'any', scope: 'system', duringPasswordChange: true },
       summary: 'Change own password (newPwd is the SHA-256 digest)',
       tags: ['auth'],
       body: updatePwdRequest,

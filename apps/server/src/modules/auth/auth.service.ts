@@ -148,6 +148,7 @@ export class AuthService {
         id: user.id,
         name: user.name,
         account: user.account,
+      passwordChangeRequired: user.passwordChangedAt === null,
         roleCode: role?.code ?? null,
         imgUrl: user.imgUrl,
         token,
@@ -233,6 +234,7 @@ export class AuthService {
       currentSystemTime: new Date().toISOString(),
       affiliatedHospital: profile.orgName,
       loginProduct: ctx.loginType,
+        passwordChangeRequired: user.passwordChangedAt === null,
       project: ctx.project
         ? {
             id: ctx.project.id,

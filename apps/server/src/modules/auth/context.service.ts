@@ -88,6 +88,7 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
       memberId: m.memberId,
       roleId: m.roleId,
       roleCode: m.roleCode,
+  if (a.mustChangePassword && !guard.duringPasswordChange) throw new AppError('PASSWORD_CHANGE_REQUIRED');
       isDm: m.isDm,
       siteIds: m.allSites ? null : m.siteIds,
     };

@@ -57,6 +57,7 @@ async function rows(db: Db | Tx, where: ReturnType<typeof and>, limit: number, o
     projectId: a.projectId,
     orgId: a.orgId,
     status: a.status,
+    applicantUserId: a.applicantUserId,
     note: a.note,
     reviewReason: a.reviewReason,
     reviewTime: a.reviewedAt?.toISOString() ?? null,
@@ -141,6 +142,8 @@ export function centerApplyRoutes({ database }: AppDeps): RouteSpec[] {
           pro(ctx);
           const [a] = await tx.select().from(centerApplications).where(eq(centerApplications.id, body.id));
           if (!a) throw new AppError('NOT_FOUND', { entity: 'application' });
+          // separation of duties: whoever applied cannot also decide (even with the audit permission)
+          if (a.applicantUserId === ctx.user.id) throw new AppError('OWN_APPLICATION');
           if (a.status !== CENTER_APPLY_STATUS.ing) throw new AppError('CONFLICT', { detail: 'conflict.alreadyReviewed' });
           let siteId: number | null = null;
           if (body.pass) {

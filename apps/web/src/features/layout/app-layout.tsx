@@ -109,11 +109,13 @@ function AppLayout() {
     retry: false,
   });
 
-  // 90-day password prompt (spec §5), once per login, for users who can change it here
+  // 90-day password prompt (spec §5), once per login; every login type can change it here. An initial password
+  // is not prompted but forced (the guard keeps the user on the change screen).
   const prompted = useRef(false);
-  const due = passwordDueAtLogin || Boolean(data?.user.passwordChangeDue);
+  const due =
+    (passwordDueAtLogin || Boolean(data?.user.passwordChangeDue)) && !data?.user.passwordChangeRequired;
   useEffect(() => {
-    if (!isCentre || !due || prompted.current || readJson('pwdPrompted') === true) return;
+    if (!due || prompted.current || readJson('pwdPrompted') === true) return;
     prompted.current = true;
     writeJson('pwdPrompted', true);
     modal.confirm({
@@ -124,7 +126,7 @@ function AppLayout() {
       rootClassName: 'password-due-prompt',
       onOk: () => setPwdOpen(true),
     });
-  }, [isCentre, due, modal, t]);
+  }, [due, modal, t]);
   useEffect(() => {
     if (!token) writeJson('pwdPrompted', null);
   }, [token]);
@@ -329,7 +331,7 @@ function AppLayout() {
       </Layout>
       <ProgressPanel loginType={loginType} projectId={inProject ? (project?.id ?? null) : null} />
       <Suspense fallback={null}>
-        {isCentre && data && pwdUsed ? (
+        {data && pwdUsed ? (
           <ModifyPasswordDialog open={pwdOpen} userId={data.user.id} onClose={() => setPwdOpen(false)} />
         ) : null}
         {canSearch && searchUsed ? (

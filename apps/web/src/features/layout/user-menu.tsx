@@ -1,5 +1,6 @@
 import { App, Avatar, Dropdown, Space } from 'antd';
 import {
+  BellOutlined,
   DownOutlined,
   KeyOutlined,
   LinkOutlined,
@@ -14,17 +15,18 @@ import { useTranslation } from 'react-i18next';
 import type { LoginType } from '@esource/shared';
 import { logout } from '../session/session-actions';
 
-/** Items of the user dropdown by login type (spec §2). */
+/**
+ * Items of the user dropdown by login type (spec §2). Modify Password is offered to every login type (the spec
+ * says centre only; every user must be able to change their own password — docs/decisions.md).
+ */
 export function userMenuKeys(loginType: LoginType | null): string[] {
   const keys: string[] = [];
   if (loginType === 1) keys.push('edcLink');
-  keys.push('personal');
-  if (loginType === 1) keys.push('password');
-  keys.push('logout');
+  keys.push('personal', 'messages', 'password', 'logout');
   return keys;
 }
 
-/** User dropdown: Associate EDC (type 1), Personal Settings, Modify Password (centre), Log Out with 'Sure to quit?'. */
+/** User dropdown: Associate EDC (type 1), Personal Settings, Messages, Modify Password, Log Out with 'Sure to quit?'. */
 export function UserMenu({
   name,
   imgUrl,
@@ -43,6 +45,7 @@ export function UserMenu({
   const icons: Record<string, React.ReactNode> = {
     edcLink: <LinkOutlined />,
     personal: <SettingOutlined />,
+    messages: <BellOutlined />,
     password: <KeyOutlined />,
     logout: <LogoutOutlined />,
   };
@@ -58,6 +61,7 @@ export function UserMenu({
   const onClick: MenuProps['onClick'] = ({ key }) => {
     if (key === 'edcLink') void navigate('/edc-link');
     else if (key === 'personal') void navigate('/user-info');
+    else if (key === 'messages') void navigate('/messages');
     else if (key === 'password') onModifyPassword();
     else if (key === 'logout') {
       modal.confirm({

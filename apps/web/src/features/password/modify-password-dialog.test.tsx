@@ -85,7 +85,13 @@ describe('Modify Password dialog', { timeout: 60_000 }, () => {
     expect(screen.getByTestId('password-level').textContent).toBe('Strong');
   });
 
-  it('sends the SHA-256 digest and the user id, then says so', async () => {
+  it('asks for the current password', async () => {
+    renderDialog();
+    fireEvent.click(ok());
+    expect(await screen.findByText('Please enter your current password.')).toBeTruthy();
+  });
+
+  it('sends the SHA-256 digests of the current and new password and the user id, then says so', async () => {
     const bodies: string[] = [];
     vi.stubGlobal(
       'fetch',
@@ -98,12 +104,14 @@ describe('Modify Password dialog', { timeout: 60_000 }, () => {
     );
     configureApi({ headers: () => ({}) });
     const onClose = renderDialog();
+    fireEvent.change(screen.getByTestId('current-password'), { target: { value: 'Demo@123456' } });
     fireEvent.change(newPwd(), { target: { value: 'Abcdef12!@' } });
     fireEvent.change(confirmPwd(), { target: { value: 'Abcdef12!@' } });
     fireEvent.click(ok());
     await waitFor(() => expect(onClose).toHaveBeenCalled());
     const p = new URLSearchParams(bodies[0]);
     expect(p.get('newPwd')).toBe(await sha256Hex('Abcdef12!@'));
+    expect(p.get('oldPwd')).toBe(await sha256Hex('Demo@123456'));
     expect(p.get('userId')).toBe('5');
     expect(await screen.findByText('Password changed successfully.')).toBeTruthy();
   });

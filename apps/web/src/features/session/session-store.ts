@@ -42,6 +42,8 @@ export interface SessionState {
   expired: boolean;
   /** Password older than 90 days: prompt once per login (spec §5). */
   passwordChangeDue: boolean;
+  /** An initial password: the change-password screen is the only way on (the server refuses the rest). */
+  passwordChangeRequired: boolean;
 }
 
 type Persisted = Pick<
@@ -56,6 +58,7 @@ type Persisted = Pick<
   | 'proSiteId'
   | 'orgId'
   | 'moduleNo'
+  | 'passwordChangeRequired'
 >;
 const PERSISTED_KEYS: (keyof Persisted)[] = [
   'token',
@@ -68,6 +71,7 @@ const PERSISTED_KEYS: (keyof Persisted)[] = [
   'proSiteId',
   'orgId',
   'moduleNo',
+  'passwordChangeRequired',
 ];
 
 function initialState(): SessionState {
@@ -90,6 +94,7 @@ function initialState(): SessionState {
     listPage: null,
     expired: false,
     passwordChangeDue: false,
+    passwordChangeRequired: saved.passwordChangeRequired === true,
   };
 }
 
@@ -133,6 +138,7 @@ export const sessionStore = {
       moduleNo: 1,
       listPage: null,
       passwordChangeDue: false,
+      passwordChangeRequired: false,
     });
   },
 };

@@ -43,6 +43,8 @@ export function syncSessionFromUserInfo(data: PmsInfoResponse): void {
   const lt = data.user.loginType as LoginType;
   if (s.loginType !== lt) patch.loginType = lt;
   if (s.orgId !== data.user.orgId) patch.orgId = data.user.orgId;
+  if (s.passwordChangeRequired !== data.user.passwordChangeRequired)
+    patch.passwordChangeRequired = data.user.passwordChangeRequired;
   if (!s.user || s.user.id !== data.user.id || s.user.name !== data.user.name) {
     patch.user = {
       id: data.user.id,

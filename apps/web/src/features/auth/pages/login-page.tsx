@@ -88,6 +88,7 @@ export default function LoginPage() {
         moduleNo: 1,
         expired: false,
         passwordChangeDue: res.passwordChangeDue,
+        passwordChangeRequired: res.passwordChangeRequired,
       });
       await navigate(safeTarget(params.get('redirect')) ?? '/', { replace: true });
     } catch (err) {

@@ -12,6 +12,7 @@ import {
   Space,
   Tabs,
   Tag,
+  Tooltip,
   Typography,
 } from 'antd';
 import type { TableProps } from 'antd';
@@ -78,6 +79,7 @@ function ApplyList({ status, canReview }: { status: number; canReview: boolean }
   const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
   const [keyword, setKeyword] = useState<string | undefined>();
   const [reviewing, setReviewing] = useState<CenterApplyRow | null>(null);
+  const userId = useSession((s) => s.user?.id ?? null);
   const q = useQuery(applyPageQuery({ status, pageNumber, pageSize, keyword }));
   const time = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—');
   const columns: TableProps<CenterApplyRow>['columns'] = [
@@ -117,16 +119,24 @@ function ApplyList({ status, canReview }: { status: number; canReview: boolean }
             title: t('fields.actions'),
             key: 'actions',
             width: 100,
-            render: (_: unknown, r: CenterApplyRow) => (
-              <Button
-                type="link"
-                size="small"
-                onClick={() => setReviewing(r)}
-                data-testid="center-apply-review"
-              >
-                {t('review')}
-              </Button>
-            ),
+            render: (_: unknown, r: CenterApplyRow) =>
+              // separation of duties: the server refuses a decision on one's own application; say why here
+              r.applicantUserId === userId ? (
+                <Tooltip title={t('ownApplication')}>
+                  <Button type="link" size="small" disabled data-testid="center-apply-review-own">
+                    {t('review')}
+                  </Button>
+                </Tooltip>
+              ) : (
+                <Button
+                  type="link"
+                  size="small"
+                  onClick={() => setReviewing(r)}
+                  data-testid="center-apply-review"
+                >
+                  {t('review')}
+                </Button>
+              ),
           },
         ]
       : []),
