@@ -40,7 +40,6 @@ export const fieldComponent = z.object({
   precision: z.number().int().min(0).max(6).optional(),
   min: z.number().optional(),
   max: z.number().optional(),
-  placeholder: z.string().max(100).optional(),
   /** number items: min/max are a soft (expected) range — a value outside is saved with a data-quality warning */
   softRange: z.boolean().optional(),
   /** date and datetime items: a date after today is accepted (off by default: see dateMeaning / ecrf-values.ts) */
@@ -49,6 +48,7 @@ export const fieldComponent = z.object({
   partialDate: z.boolean().optional(),
   /** date items: what the date is (birth adds an age plausibility check); absent: known from the variable code */
   dateMeaning: z.enum(['birth', 'consent', 'visit', 'other']).optional(),
+  placeholder: z.string().max(100).optional(),
   options: z.array(optionSchema).max(200).optional(),
 });
 export type FieldComponent = z.infer<typeof fieldComponent>;
@@ -166,8 +166,8 @@ export function formProblems(components: readonly FormComponent[]): Issue[] {
       }
     });
     if (f.type !== 'number' && f.precision !== undefined) issues.push({ path: [...path, 'precision'], message: 'validation.precisionNumberOnly' });
-    checkCondition(f.displayCondition, [...path, 'displayCondition'], f.variable);
     if (f.min !== undefined && f.max !== undefined && f.min > f.max) issues.push({ path: [...path, 'min'], message: 'validation.minAboveMax' });
+    checkCondition(f.displayCondition, [...path, 'displayCondition'], f.variable);
   };
   const checkCondition = (expr: string | undefined, path: (string | number)[], self: string | null) => {
     if (!expr || !expr.trim()) return;

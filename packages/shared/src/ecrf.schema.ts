@@ -45,13 +45,13 @@ export function settleConditions(components: readonly FormComponent[], values: I
     if (drop.size === 0) return { shown, values: current };
     current = Object.fromEntries(Object.entries(current).filter(([k]) => !drop.has(k)));
   }
-}
   return { shown: new Set(), values: current };
+}
 
 /** Items that are shown and required but have no value, for the given values. */
 export function missingRequired(def: Pick<FormDefinition, 'components'>, values: ItemValues): string[] {
-  const out: string[] = [];
   const { shown } = settleConditions(def.components, values);
+  const out: string[] = [];
   for (const f of formFields(def.components)) {
     if (!f.required || f.hidden || !shown.has(f.variable)) continue;
     if (blank(values[f.variable])) out.push(f.variable);
@@ -61,8 +61,8 @@ export function missingRequired(def: Pick<FormDefinition, 'components'>, values:
 
 /** Items with a value that a display condition hides (their values are cleared on save), after chains settle. */
 export function hiddenByCondition(def: Pick<FormDefinition, 'components'>, values: ItemValues): string[] {
-  return formFields(def.components)
   const { shown } = settleConditions(def.components, values);
+  return formFields(def.components)
     .filter((f) => !shown.has(f.variable) && !blank(values[f.variable]))
     .map((f) => f.variable);
 }
@@ -107,9 +107,9 @@ export const itemValue = z.object({
   value: z.unknown(),
   entryMode: z.number().int(),
   sourceRef: z.string().nullable(),
-  updatedBy: z.string().nullable(),
   /** a data-quality warning the value was accepted with ('range': outside a soft range) */
   quality: z.string().nullable().optional(),
+  updatedBy: z.string().nullable(),
   updateTime: z.string(),
 });
 export const crfInstanceView = z.object({
@@ -139,11 +139,11 @@ export const historyRow = z.object({
   newValue: z.unknown(),
   entryMode: z.number().int(),
   reason: z.string().nullable(),
-  userName: z.string().nullable(),
   /** 'condition': the value was cleared because a display condition hid the item (reason: the user's) */
   cause: z.string().nullable().optional(),
   /** a data-quality warning the new value carried ('range': outside a soft range) */
   quality: z.string().nullable().optional(),
+  userName: z.string().nullable(),
   createTime: z.string(),
 });
 export const certifyRequest = z.object({
