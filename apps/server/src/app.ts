@@ -62,6 +62,9 @@ export interface BuiltApp {
 
 const API = '/api';
 
+/** proxy-addr's trust function for a hop count: the first `n` hops (the socket peer first) are proxies. */
+const trustHops = (n: number) => (_addr: string, i: number) => i < n;
+
 export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const { config, database } = opts;
   const app = Fastify({
@@ -70,7 +73,9 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
       const h = req.headers['x-request-id'];
       return typeof h === 'string' && /^[\w-]{8,64}$/.test(h) ? h : randomUUID();
     },
-    trustProxy: true,
+    // X-Forwarded-For is believed only from the proxies named in TRUST_PROXY (off by default); a hop count n
+    // trusts the n nearest hops
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: LIMITS.pdfMaxBytes + 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });
@@ -161,7 +166,16 @@ function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database
   if (guard && !('public' in guard)) schema.security = [{ token: [] }];
   if (spec.body && spec.bodyType !== 'multipart') schema.body = spec.body;
   if (spec.query) schema.querystring = spec.query;
-  const rl = spec.rateLimit;
+  // the first limit is the route's own; further ones (e.g. per account, whatever the address) run as hooks
+  const [rl, ...moreLimits] = spec.rateLimit ? [spec.rateLimit].flat() : [];
+  // (through createRateLimit: the plugin's own hook runs one limit per request)
+  const extraLimits = moreLimits.map((l) => {
+    const check = api.createRateLimit({ max: l.max, timeWindow: l.timeWindow, ...(l.key ? { keyGenerator: l.key } : {}) });
+    return async (req: FastifyRequest) => {
+      const r = await check(req);
+      if (!r.isAllowed && r.isExceeded) throw new AppError('RATE_LIMITED');
+    };
+  });
   api.route({
     method: spec.method,
     url: spec.url,
@@ -173,9 +187,12 @@ function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database
         ? { rateLimit: { max: rl.max, timeWindow: rl.timeWindow, ...(rl.key ? { keyGenerator: rl.key } : {}) } }
         : {}),
     },
-    preHandler: async (req) => {
-      await authorize(database.db, req, req.ctx, spec.guard);
-    },
+    preHandler: [
+      ...extraLimits,
+      async (req: FastifyRequest) => {
+        await authorize(database.db, req, req.ctx, spec.guard);
+      },
+    ],
     handler: async (req, reply) => {
       const ctx = req.ctx;
       const body = spec.body ? parseInput(spec.body, req.body, ctx.language, 'body') : undefined;

@@ -91,6 +91,8 @@ export const envListResponse = z.array(
 );
 
 export const updatePwdRequest = z.object({
+  /** SHA-256 of the current password: a password change re-authenticates (counted against the lockout) */
+  oldPwd: passwordDigest,
   newPwd: passwordDigest,
   userId: z.coerce.number().int().positive(),
 });

@@ -17,6 +17,12 @@ export const ERROR_STATUS = {
   SITE_REQUIRED: 400,
   BAD_CREDENTIALS: 400,
   PASSWORD_REUSED: 400,
+  /** a new password digest that is one of a common or breached password */
+  PASSWORD_TOO_COMMON: 400,
+  /** a new password digest that is the account name or a simple variant of it */
+  PASSWORD_LIKE_ACCOUNT: 400,
+  /** re-authentication (signature, password change) with a wrong current password; counts toward the lockout */
+  WRONG_PASSWORD: 400,
   /** the initial (administrator-issued) password must be changed before anything else */
   PASSWORD_CHANGE_REQUIRED: 403,
   /** separation of duties: the applicant cannot decide their own application */

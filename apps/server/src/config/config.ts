@@ -14,6 +14,24 @@ function int(name: string, fallback: number): number {
   return n;
 }
 
+/**
+ * TRUST_PROXY: unset, empty, 'false' or '0' = trust no proxy; a whole number = that many hops; otherwise a comma
+ * list of proxy addresses or CIDRs (e.g. '10.0.0.0/8, 127.0.0.1'). 'true' is refused: name the proxies.
+ */
+export function parseTrustProxy(v: string | undefined): false | number | string[] {
+  const s = (v ?? '').trim();
+  if (s === '' || s === 'false' || s === '0') return false;
+  if (/^\d+$/.test(s)) return Number(s);
+  if (s === 'true' || s === '*') throw new Error('TRUST_PROXY must name the proxies (addresses/CIDRs) or a hop count, not trust every client');
+  const list = s.split(',').map((x) => x.trim()).filter(Boolean);
+  for (const x of list) {
+    if (!/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x) && !['loopback', 'linklocal', 'uniquelocal'].includes(x)) {
+      throw new Error(`TRUST_PROXY: '${x}' is not an address or CIDR`);
+    }
+  }
+  return list;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -40,6 +58,11 @@ export interface Config {
   sessionIdleMinutes: number;
   loginMaxFailures: number;
   loginLockMinutes: number;
+  /**
+   * Which proxies may set X-Forwarded-For (TRUST_PROXY): false (default: the socket address is the client), a hop
+   * count, or a list of addresses/CIDRs. Trusting every proxy would let any client choose its own address.
+   */
+  trustProxy: false | number | string[];
   role: 'all' | 'api' | 'worker';
   webDist: string;
   otlpEndpoint: string | undefined;
@@ -68,6 +91,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
     loginLockMinutes: int('LOGIN_LOCK_MINUTES', 15),
+    trustProxy: parseTrustProxy(process.env.TRUST_PROXY),
     role,
     webDist: process.env.WEB_DIST ?? path.join(REPO_ROOT, 'apps/web/dist'),
     otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,

@@ -135,6 +135,21 @@ export const users = pgTable(
   (t) => [uniqueIndex('users_account_lower').on(sql`lower(${t.account})`)],
 );
 
+/**
+ * Failed-login counts for account names that have no user (migration 0010), counted exactly like
+ * users.failed_login_count / locked_until so that an unknown name answers like a real one.
+ */
+export const loginThrottle = pgTable(
+  'login_throttle',
+  {
+    accountKey: varchar('account_key', { length: 100 }).primaryKey(),
+    failedCount: integer('failed_count').notNull().default(0),
+    lockedUntil: ts('locked_until'),
+    updatedAt: updated(),
+  },
+  (t) => [index('login_throttle_updated').on(t.updatedAt)],
+);
+
 export const sessions = pgTable(
   'sessions',
   {

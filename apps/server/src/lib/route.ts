@@ -8,6 +8,12 @@ import type { AuthedContext, Guard, ProjectScopedContext, RequestContext } from 
 
 export type BodyType = 'form' | 'json' | 'multipart';
 
+export interface RateLimitSpec {
+  max: number;
+  timeWindow: string;
+  key?: (req: FastifyRequest) => string;
+}
+
 /** What the handler's ctx holds after the guard passed: a project for project and site scope. */
 type Ctx<G extends Guard> = G extends { public: true }
   ? RequestContext
@@ -33,8 +39,8 @@ export interface RouteSpec<
   response: R;
   /** form (default; JSON also accepted), json, or multipart */
   bodyType?: BodyType;
-  /** per-route rate limit (requests per minute per key) */
-  rateLimit?: { max: number; timeWindow: string; key?: (req: FastifyRequest) => string };
+  /** per-route rate limit (requests per time window per key); several = each must pass */
+  rateLimit?: RateLimitSpec | RateLimitSpec[];
   /** success envelope data is returned raw (e.g. a file download) when the handler sent the reply itself */
   raw?: boolean;
   handler: (input: {

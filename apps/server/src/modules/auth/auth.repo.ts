@@ -1,5 +1,5 @@
 /** Data access for sessions, users and the permission lookups the request context needs. */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import {
   organizations,
@@ -170,4 +170,53 @@ export async function loadAccess(db: DbOrTx, tokenHash: string, envHeader: Env |
             siteIds: arr<number>(row.site_ids).map(Number),
           },
   };
+}
+
+/** An attempt taken: the failures counted so far including this one (the attempt counts until it succeeds). */
+export type AttemptClaim = { failures: number; lockedUntil?: undefined } | { failures?: undefined; lockedUntil: Date };
+
+const rowsOf = (r: unknown) => (r as { rows: Record<string, unknown>[] }).rows;
+const asDate = (v: unknown) => (v instanceof Date ? v : new Date(String(v)));
+
+/**
+ * Takes one password attempt for a user BEFORE the password is verified, in one statement: the failure count goes
+ * up (a lock that has passed starts it again at 1) and the lock is set when it reaches `max`; a locked account
+ * takes no attempt and answers its lock. The row lock of the UPDATE serialises parallel attempts, so no more than
+ * `max` guesses are ever evaluated; a verified password then clears the count (`clearUserFailures`).
+ */
+export async function claimUserAttempt(db: DbOrTx, userId: number, max: number, lockMinutes: number): Promise<AttemptClaim> {
+  const r = rowsOf(
+    await db.execute(sql`
+      update users set
+        failed_login_count = case when locked_until is not null then 1 else failed_login_count + 1 end,
+        locked_until = case when (case when locked_until is not null then 1 else failed_login_count + 1 end) >= ${max}::int
+                            then now() + make_interval(mins => ${lockMinutes}::int) else null end
+      where id = ${userId}::int and (locked_until is null or locked_until <= now())
+      returning failed_login_count as failures`),
+  );
+  if (r[0]) return { failures: Number(r[0].failures) };
+  const [u] = await db.select({ lockedUntil: users.lockedUntil }).from(users).where(eq(users.id, userId));
+  return { lockedUntil: u?.lockedUntil ?? new Date() };
+}
+
+/** The same claim for an account name that has no user (login_throttle), so that it answers like a real one. */
+export async function claimNameAttempt(db: DbOrTx, accountKey: string, max: number, lockMinutes: number): Promise<AttemptClaim> {
+  const lockAt = (n: SQL) => sql`case when ${n} >= ${max}::int then now() + make_interval(mins => ${lockMinutes}::int) else null end`;
+  const next = sql`case when t.locked_until is not null then 1 else t.failed_count + 1 end`;
+  const r = rowsOf(
+    await db.execute(sql`
+      insert into login_throttle as t (account_key, failed_count, locked_until, updated_at)
+      values (${accountKey}, 1, ${lockAt(sql`1`)}, now())
+      on conflict (account_key) do update set failed_count = ${next}, locked_until = ${lockAt(next)}, updated_at = now()
+      where t.locked_until is null or t.locked_until <= now()
+      returning failed_count as failures`),
+  );
+  if (r[0]) return { failures: Number(r[0].failures) };
+  const l = rowsOf(await db.execute(sql`select locked_until from login_throttle where account_key = ${accountKey}`))[0];
+  return { lockedUntil: l?.locked_until ? asDate(l.locked_until) : new Date() };
+}
+
+/** A verified password clears the user's failure count and lock. */
+export async function clearUserFailures(db: DbOrTx, userId: number): Promise<void> {
+  await db.update(users).set({ failedLoginCount: 0, lockedUntil: null }).where(eq(users.id, userId));
 }

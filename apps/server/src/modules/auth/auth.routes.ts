@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   ENVS,
@@ -13,6 +14,12 @@ import { defineRoute, type RouteSpec } from '../../lib/route';
 import { AppError } from '../../lib/errors';
 import type { AppDeps } from '../../app-deps';
 
+/** The account name a login request is for (lower case), for rate-limit keys. */
+function accountKey(req: FastifyRequest): string {
+  const account = (req.body as { account?: unknown } | undefined)?.account;
+  return typeof account === 'string' ? account.trim().toLowerCase() : '';
+}
+
 export function authRoutes({ auth }: AppDeps): RouteSpec[] {
   return [
     defineRoute({
@@ -23,14 +30,12 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
       tags: ['auth'],
       body: loginRequest,
       response: loginResponse,
-      rateLimit: {
-        max: 20,
-        timeWindow: '1 minute',
-        key: (req) => {
-          const account = (req.body as { account?: unknown } | undefined)?.account;
-          return `${req.ip}:${typeof account === 'string' ? account.toLowerCase() : ''}`;
-        },
-      },
+      // per address and account; and per account whatever the address (a botnet or a spoofing proxy changes
+      // the address, not the account). The lockout in the service caps real guesses either way.
+      rateLimit: [
+        { max: 20, timeWindow: '1 minute', key: (req) => `${req.ip}:${accountKey(req)}` },
+        { max: 40, timeWindow: '1 minute', key: (req) => `account:${accountKey(req)}` },
+      ],
       handler: ({ body, req, ctx }) =>
         auth.login(body, { ip: req.ip, userAgent: req.headers['user-agent'] ?? null, requestId: ctx.requestId }),
     }),
@@ -106,12 +111,12 @@ export function authRoutes({ auth }: AppDeps): RouteSpec[] {
       method: 'POST',
       url: '/user/updatePwd',
       guard: { permission: 'any', scope: 'system', duringPasswordChange: true },
-      summary: 'Change own password (newPwd is the SHA-256 digest)',
+      summary: 'Change own password (oldPwd and newPwd are SHA-256 digests; the current password is verified)',
       tags: ['auth'],
       body: updatePwdRequest,
       response: z.null(),
       handler: async ({ ctx, body }) => {
-        await auth.updatePassword(ctx, body.userId, body.newPwd);
+        await auth.updatePassword(ctx, body.userId, body.oldPwd, body.newPwd);
         return null;
       },
     }),

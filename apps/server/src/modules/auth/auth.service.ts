@@ -23,6 +23,7 @@ import type { Config } from '../../config/config';
 import { actorOf, recordAudit, type AuditActor } from '../audit/audit.service';
 import * as repo from './auth.repo';
 import { hashToken } from './context.service';
+import { checkNewPasswordDigest } from './password-policy';
 
 /** argon2id of a password digest. */
 export function hashPasswordDigest(digest: string): Promise<string> {
@@ -65,45 +66,48 @@ export class AuthService {
   }
 
   /** Records a failed login in its own transaction (it must persist although the request fails). */
-  private async fail(
-    meta: LoginMeta,
-    user: { id: number; name: string } | null,
-    account: string,
-    reason: string,
-    update?: Partial<typeof users.$inferInsert>,
-  ) {
+  private async fail(meta: LoginMeta, user: { id: number; name: string } | null, account: string, reason: string) {
     await this.db.transaction(async (tx) => {
-      if (user && update) await tx.update(users).set(update).where(eq(users.id, user.id));
       await recordAudit(tx, this.actor(meta, user, null), [
         { action: 'login.failure', entity: 'user', entityId: user?.id ?? null, newValue: account, reason },
       ]);
     });
   }
 
+  /** Minutes until a lock ends, at least 1. */
+  private static minutesUntil(t: Date, now = new Date()): number {
+    return Math.max(1, Math.ceil((t.getTime() - now.getTime()) / 60000));
+  }
+
+  /**
+   * Login. The attempt is counted BEFORE the password is verified, in one statement that increments and decides
+   * (repo.claimUserAttempt), so parallel guesses cannot all read a stale count: at most LOGIN_MAX_FAILURES are ever
+   * verified before the lock. Names without a user are counted the same way (login_throttle) and answered alike.
+   */
   async login(input: LoginRequest, meta: LoginMeta): Promise<LoginResponse> {
     const loginType = input.loginType as LoginType;
+    const max = this.config.loginMaxFailures;
     const user = await repo.findUserByAccount(this.db, input.account);
-    if (!user) {
-      await argonVerify(await DUMMY_HASH, input.password);
-      await this.fail(meta, null, input.account, 'unknown account');
-      throw new AppError('BAD_CREDENTIALS', { remaining: this.config.loginMaxFailures });
-    }
+    const claim = user
+      ? await repo.claimUserAttempt(this.db, user.id, max, this.config.loginLockMinutes)
+      : await repo.claimNameAttempt(this.db, input.account.trim().toLowerCase(), max, this.config.loginLockMinutes);
     const now = new Date();
-    if (user.lockedUntil && user.lockedUntil > now) {
-      await this.fail(meta, user, input.account, 'locked');
-      throw new AppError('ACCOUNT_LOCKED', { minutes: Math.ceil((user.lockedUntil.getTime() - now.getTime()) / 60000) });
+    if (claim.lockedUntil) {
+      await this.fail(meta, user, input.account, user ? 'locked' : 'unknown account; locked');
+      throw new AppError('ACCOUNT_LOCKED', { minutes: AuthService.minutesUntil(claim.lockedUntil, now) });
     }
-    const ok = await argonVerify(user.passwordHash, input.password);
-    if (!ok) {
-      const failures = user.failedLoginCount + 1;
-      if (failures >= this.config.loginMaxFailures) {
-        const lockedUntil = new Date(now.getTime() + this.config.loginLockMinutes * 60000);
-        await this.fail(meta, user, input.account, 'bad password; account locked', { failedLoginCount: 0, lockedUntil });
+    // an unknown account is verified against a dummy hash, so that timing does not tell it from a real one
+    const ok = await argonVerify(user ? user.passwordHash : await DUMMY_HASH, input.password);
+    if (!user || !ok) {
+      const what = user ? 'bad password' : 'unknown account';
+      if (claim.failures >= max) {
+        await this.fail(meta, user, input.account, `${what}; account locked`);
         throw new AppError('ACCOUNT_LOCKED', { minutes: this.config.loginLockMinutes });
       }
-      await this.fail(meta, user, input.account, 'bad password', { failedLoginCount: failures });
-      throw new AppError('BAD_CREDENTIALS', { remaining: this.config.loginMaxFailures - failures });
+      await this.fail(meta, user, input.account, what);
+      throw new AppError('BAD_CREDENTIALS', { remaining: max - claim.failures });
     }
+    await repo.clearUserFailures(this.db, user.id);
     if (user.status !== 1) {
       await this.fail(meta, user, input.account, 'disabled');
       throw new AppError('ACCOUNT_DISABLED');
@@ -248,12 +252,53 @@ export class AuthService {
     };
   }
 
-  /** Changes the caller's own password; refuses reuse of the current one; ends the user's other sessions. */
-  async updatePassword(ctx: AuthedContext, userId: number, newDigest: string): Promise<void> {
+  /**
+   * Re-authentication of the logged-in user (an electronic signature, a password change): the current password
+   * digest is verified like a login and counted against the same lockout (the attempt is taken before the verify;
+   * at the limit the account locks and the user's sessions end). Wrong → WRONG_PASSWORD with the attempts left;
+   * locked → ACCOUNT_LOCKED. Failures are audited as `reauth.failure` with the purpose.
+   */
+  async reauthenticate(ctx: AuthedContext, digest: string, purpose: string): Promise<void> {
+    const max = this.config.loginMaxFailures;
+    const claim = await repo.claimUserAttempt(this.db, ctx.user.id, max, this.config.loginLockMinutes);
+    const failed = async (reason: string, endSessions: boolean) =>
+      this.db.transaction(async (tx) => {
+        if (endSessions) {
+          await tx
+            .update(sessions)
+            .set({ endedAt: new Date(), endReason: 'locked' })
+            .where(and(eq(sessions.userId, ctx.user.id), isNull(sessions.endedAt)));
+        }
+        await recordAudit(tx, actorOf(ctx), [{ action: 'reauth.failure', entity: 'user', entityId: ctx.user.id, newValue: purpose, reason }]);
+      });
+    if (claim.lockedUntil) {
+      await failed('locked', true);
+      throw new AppError('ACCOUNT_LOCKED', { minutes: AuthService.minutesUntil(claim.lockedUntil) });
+    }
+    const user = await repo.findUserById(this.db, ctx.user.id);
+    if (!user || !(await argonVerify(user.passwordHash, digest))) {
+      if (claim.failures >= max) {
+        await failed('wrong password; account locked', true);
+        throw new AppError('ACCOUNT_LOCKED', { minutes: this.config.loginLockMinutes });
+      }
+      await failed('wrong password', false);
+      throw new AppError('WRONG_PASSWORD', { remaining: max - claim.failures });
+    }
+    await repo.clearUserFailures(this.db, user.id);
+  }
+
+  /**
+   * Changes the caller's own password: the current password must be given and is verified (re-authentication,
+   * counted against the lockout); the new one must pass the server's password policy and differ from the current
+   * one; the user's other sessions end.
+   */
+  async updatePassword(ctx: AuthedContext, userId: number, currentDigest: string, newDigest: string): Promise<void> {
     if (userId !== ctx.user.id) throw new AppError('FORBIDDEN');
+    await this.reauthenticate(ctx, currentDigest, 'password.change');
     const user = await repo.findUserById(this.db, userId);
     if (!user) throw new AppError('NOT_FOUND', { entity: 'user' });
-    if (await argonVerify(user.passwordHash, newDigest)) throw new AppError('PASSWORD_REUSED');
+    if (currentDigest.toLowerCase() === newDigest.toLowerCase()) throw new AppError('PASSWORD_REUSED');
+    checkNewPasswordDigest(newDigest, user.account);
     const passwordHash = await hashPasswordDigest(newDigest);
     const now = new Date();
     await this.db.transaction(async (tx) => {

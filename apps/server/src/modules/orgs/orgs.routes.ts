@@ -51,7 +51,12 @@ export function orgRoutes({ database }: AppDeps): RouteSpec[] {
           : undefined;
         const [total] = await db.select({ n: count() }).from(organizations).where(where);
         const rows = await db
-          .select({ o: organizations, deptCount: sql<number>`(select count(*) from departments d where d.org_id = ${organizations.id})`.mapWith(Number) })
+          .select({
+            o: organizations,
+            // qualified by hand: drizzle renders a lone column of the main table unqualified ("id"), which inside the
+            // subquery would mean the department's own id (every organisation then counted 1)
+            deptCount: sql<number>`(select count(*) from departments d where d.org_id = "organizations"."id")`.mapWith(Number),
+          })
           .from(organizations)
           .where(where)
           .orderBy(asc(organizations.name))
