@@ -23,7 +23,7 @@ export interface GuardState {
 
 export type GuardAction =
   | { type: 'tokenLogin'; token: string; env: Env | null }
-  | { type: 'enterProject'; proId: number }
+  | { type: 'enterProject'; proId: number; env?: Env }
   | { type: 'enterProjectByUuid'; uuid: string }
   | { type: 'clearProject' }
   | { type: 'listPage'; page: number };
@@ -38,7 +38,7 @@ export type GuardDecision =
 export const PASSWORD_CHANGE_PATH = '/change-password';
 
 /** Query parameters the guard consumes and strips from the URL afterwards. */
-const STRIPPED = ['token', 'target', 'env', 'proId', 'uuid'];
+const STRIPPED = ['token', 'target', 'env', 'proId', 'uuid', 'proType'];
 
 function withSearch(pathname: string, q: URLSearchParams): string {
   const s = q.toString();
@@ -122,7 +122,10 @@ function decideAfterLogin(
     const proId = Number(q.get('proId'));
     const uuid = q.get('uuid');
     if (Number.isInteger(proId) && proId > 0) {
-      if (proId !== s.projectId) actions.push({ type: 'enterProject', proId });
+      // proType (a return after logging in again) enters the project in that environment
+      const envRaw = q.get('proType')?.toUpperCase();
+      const env = envRaw && (ENVS as readonly string[]).includes(envRaw) ? (envRaw as Env) : null;
+      if (proId !== s.projectId || env) actions.push({ type: 'enterProject', proId, ...(env ? { env } : {}) });
       entering = true;
     } else if (uuid) {
       actions.push({ type: 'enterProjectByUuid', uuid });

@@ -3,15 +3,34 @@ import { DownOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { ENVS, type Env } from '@esource/shared';
+import { ENVS, type Env, type LoginType, type PmsInfoResponse } from '@esource/shared';
+import { api } from '../../lib/api-client';
 import { authApi } from '../auth/api/auth-api';
 import { sessionStore, useSession } from '../session/session-store';
+import { userInfoKey } from '../session/use-user-info';
+import { matchRoute, projectLanding, routeAllowed } from '../../routes/route-access';
 
 const ENV_COLOR: Record<Env, string> = { DEV: 'purple', UAT: 'orange', PRO: 'green' };
 
+/** The user's pms in one project and environment, or null where they are no member there (403 NOT_MEMBER). */
+async function projectInfoIn(projectId: number, env: Env): Promise<PmsInfoResponse | null> {
+  try {
+    const info = await api.postJson<PmsInfoResponse>(
+      '/auth/user/pmsInfo',
+      {},
+      { headers: { proId: projectId, proType: env }, silent: true },
+    );
+    return info.project ? info : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Environment dropdown (spec §2, §4): DEV / UAT / PRO → POST /passport/envTypeSwitch, refresh the user
- * state, then reload on the overview, otherwise go home.
+ * Environment dropdown (spec §2, §4): DEV / UAT / PRO → POST /passport/envTypeSwitch. Inside a project it
+ * re-enters the same project in the new environment (same page when the role there allows it, else the
+ * project's first page); where the user is no member of the project in that environment it goes home and says
+ * why. Outside a project it refreshes the user state and reloads on the overview, otherwise goes home.
  */
 export function EnvSwitch() {
   const { t } = useTranslation('layout');
@@ -20,7 +39,7 @@ export function EnvSwitch() {
   const location = useLocation();
   const navigate = useNavigate();
   const qc = useQueryClient();
-  const { message } = App.useApp();
+  const { message, modal } = App.useApp();
   const envs = useQuery({
     queryKey: ['envs', token],
     queryFn: authApi.envs,
@@ -32,7 +51,42 @@ export function EnvSwitch() {
 
   const choose = async (next: Env) => {
     if (next === env) return;
+    const s = sessionStore.get();
+    const here = matchRoute(location.pathname);
+    const project = here?.inProject ? s.project : null;
     await authApi.switchEnv(next);
+
+    if (project) {
+      const label = project.no ? `${project.no}-${project.name}` : String(project.id);
+      const info = await projectInfoIn(project.id, next);
+      if (info) {
+        // the same project in the new environment: prime its user info so that no call runs without it
+        qc.setQueryData(userInfoKey(s.token, project.id, next), info);
+        sessionStore.set({ env: next, proSiteId: null });
+        await qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'pmsInfo' });
+        const access = {
+          pms: new Set(info.pms),
+          loginType: (info.user.loginType as LoginType | undefined) ?? s.loginType,
+          env: next,
+          modules: info.menus.map((m) => m.no),
+        };
+        const stay = here && routeAllowed(here, access);
+        if (!stay) void navigate(projectLanding(access) ?? '/overview', { replace: true });
+        void message.success(t('envSwitchedProject', { env: t(`env.${next}`), project: label }));
+        return;
+      }
+      // not a member there: leave the project's pages first, so that none of them asks without a project
+      await navigate('/overview', { replace: true });
+      sessionStore.set({ env: next, project: null, moduleNo: 1, proSiteId: null });
+      await qc.invalidateQueries();
+      modal.info({
+        title: t('envSwitched', { env: t(`env.${next}`) }),
+        content: t('envNoProject', { env: t(`env.${next}`), project: label }),
+        rootClassName: 'env-no-project',
+      });
+      return;
+    }
+
     sessionStore.set({ env: next, project: null, moduleNo: 1, proSiteId: null });
     await qc.invalidateQueries();
     void message.success(t('envSwitched', { env: next }));

@@ -39,10 +39,12 @@ export function applyGuardActions(actions: GuardAction[], onUuidFailed: () => vo
         sessionStore.set({ token: a.token, expired: false, ...(a.env ? { env: a.env } : {}) });
         break;
       case 'enterProject':
+        if (sessionStore.get().project?.id === a.proId && (!a.env || a.env === sessionStore.get().env)) break;
         sessionStore.set({
           project: { id: a.proId, no: '', name: '', status: 1 },
           moduleNo: 1,
           proSiteId: null,
+          ...(a.env ? { env: a.env } : {}),
         });
         break;
       case 'enterProjectByUuid': {
