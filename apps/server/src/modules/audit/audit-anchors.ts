@@ -15,10 +15,10 @@
 import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { asc, sql } from 'drizzle-orm';
+import { asc, desc, sql } from 'drizzle-orm';
 import type { Config } from '../../config/config';
-import type { Db } from '../../db/client';
-import { auditCheckpoints } from '../../db/schema';
+import type { Db, DbOrTx } from '../../db/client';
+import { auditCheckpoints, auditEvents } from '../../db/schema';
 import { chainSecret, GENESIS_HASH, verifyAuditChains, type ChainBreak, type VerifyResult } from './audit.service';
 
 export type Head = [chainKey: string, seq: number, hash: string];
@@ -73,12 +73,12 @@ export function auditAnchorFilePath(config: Pick<Config, 'auditAnchorFile' | 'da
 }
 
 /** The current head of every chain in the table. */
-async function currentHeads(db: Pick<Db, 'execute'>): Promise<Map<string, { seq: number; hash: string }>> {
-  const r = await db.execute(
-    sql`select distinct on (chain_key) chain_key, seq, hash from audit_events order by chain_key, seq desc`,
-  );
-  const rows = (r as unknown as { rows: { chain_key: string; seq: number; hash: string }[] }).rows;
-  return new Map(rows.map((x) => [x.chain_key, { seq: Number(x.seq), hash: x.hash }]));
+async function currentHeads(db: DbOrTx): Promise<Map<string, { seq: number; hash: string }>> {
+  const rows = await db
+    .selectDistinctOn([auditEvents.chainKey], { k: auditEvents.chainKey, seq: auditEvents.seq, hash: auditEvents.hash })
+    .from(auditEvents)
+    .orderBy(auditEvents.chainKey, desc(auditEvents.seq));
+  return new Map(rows.map((x) => [x.k, { seq: x.seq, hash: x.hash }]));
 }
 
 /** Every anchored (chain, seq) → hash, and per chain the highest anchored seq. */
@@ -92,7 +92,7 @@ function indexOf(checkpoints: Checkpoint[]): AnchorIndex {
   for (const cp of checkpoints) {
     for (const [k, seq, hash] of cp.heads) {
       let m = idx.bySeq.get(k);
-      if (!m) idx.bySeq.set(k, (m = new Map()));
+      if (!m) idx.bySeq.set(k, (m = new Map<number, string>()));
       m.set(seq, hash);
       const h = idx.heads.get(k);
       if (!h || seq > h.seq) idx.heads.set(k, { seq, hash });
@@ -106,7 +106,7 @@ function rowToCheckpoint(r: typeof auditCheckpoints.$inferSelect): Checkpoint {
     createdAt: r.createdAt.toISOString(),
     reason: r.reason,
     chains: r.chains,
-    rowCount: Number(r.rowCount),
+    rowCount: r.rowCount,
     heads: r.heads,
     digest: r.digest,
     prevMac: r.prevMac,
@@ -260,7 +260,10 @@ export function describeBreak(b: ChainBreak): string {
     case 'truncated':
     case 'missing':
       return `BROKEN chain ${b.chainKey}: ${b.detail ?? b.reason}`;
-    default:
+    case 'anchor':
+    case 'hash':
+    case 'prev-hash':
+    case 'sequence':
       return `BROKEN chain ${b.chainKey}: first broken row id=${b.id} seq=${b.seq} (${b.reason} mismatch)${b.detail ? `: ${b.detail}` : ''}`;
   }
 }
