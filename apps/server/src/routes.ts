@@ -3,6 +3,7 @@ import type { AppDeps } from './app-deps';
 import type { RouteSpec } from './lib/route';
 import { authRoutes } from './modules/auth/auth.routes';
 import { progressRoutes } from './modules/progress/progress.routes';
+import { messageRoutes } from './modules/messages/messages.routes';
 import { projectRoutes } from './modules/projects/projects.routes';
 import { siteRoutes } from './modules/sites/sites.routes';
 import { systemRoutes } from './modules/system/system.routes';
@@ -26,6 +27,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...systemRoutes(deps),
     ...authRoutes(deps),
     ...progressRoutes(deps),
+    ...messageRoutes(deps),
     ...projectRoutes(deps),
     ...siteRoutes(deps),
     ...orgRoutes(deps),

@@ -7,6 +7,7 @@ export * from './modules';
 export * from './common.schema';
 export * from './auth.schema';
 export * from './progress.schema';
+export * from './messages.schema';
 export * from './audit.schema';
 export * from './projects.schema';
 export * from './roles.schema';

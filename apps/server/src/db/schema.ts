@@ -669,5 +669,5 @@ export const messages = pgTable(
     createdAt: created(),
     readAt: ts('read_at'),
   },
-  (t) => [index('messages_user').on(t.userId, t.env, t.isRead)],
+  (t) => [index('messages_user').on(t.userId, t.env, t.isRead), index('messages_user_list').on(t.userId, t.env, t.id.desc())],
 );
