@@ -68,7 +68,8 @@ if (Number(existing.rows[0]!.n) < SUBJECTS) {
       from crf_instances i join forms f on f.id = i.form_id and f.code = 'BENCH50'
       cross join generate_series(0, ${ITEMS - 1}) n`);
   await exec(`select refresh_subject_progress(array_agg(id)) from subjects where pts_no like 'B%'`);
-  await exec(`analyze`);
+  // as the owner: the application's role (esource_app) may not analyze tables it does not own
+  await server.database.ownerExecuteSql(`analyze`);
 }
 const counts = await exec(`select (select count(*) from subjects)::int as s, (select count(*) from crf_values)::int as v`);
 console.log(`data: ${Number(counts.rows[0]!.s)} subjects, ${Number(counts.rows[0]!.v)} item values (${((Date.now() - t0) / 1000).toFixed(1)} s to seed)`);
