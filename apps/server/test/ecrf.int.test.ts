@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { sites, subjects, visits } from '../src/db/schema';
-import { startTestServer, type TestServer } from './harness';
+import { DEMO_PASSWORD, sha256Hex, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
 const P = { proId: 1, proType: 'PRO' };
@@ -117,13 +117,46 @@ describe('eCRF entry', () => {
     expect((await save(crc2, { entryMode: 0, items: [] })).status).toBe(404);
   });
 
-  it('certification makes the form read-only until uncertified with a reason', async () => {
+  it('certifying is an electronic signature: only the investigator, only with their password, recorded with its meaning', async () => {
     const pi = await s.api.login('pi');
+    const dm = await s.api.login('dm');
     const view = await s.api.get<View>('/crf/form/item/result/list', { token: pi, headers: P, query: key() });
     const inst = view.body.data.instance!;
-    expect((await s.api.post('/crf/report/check', { token: crc1, headers: P, form: { instanceId: inst.id, version: inst.version } })).status).toBe(403);
-    const cert = await s.api.post<{ status: number; version: number }>('/crf/report/check', { token: pi, headers: P, form: { instanceId: inst.id, version: inst.version } });
+    const sign = (token: string, password: string | null, lang = 'en_US') =>
+      s.api.post<{ status: number; version: number }>('/crf/report/check', {
+        token,
+        headers: { ...P, language: lang },
+        form: { instanceId: inst.id, version: inst.version, ...(password === null ? {} : { password: sha256Hex(password) }) },
+      });
+    // the coordinator and (by default) the data manager do not hold the signing permission
+    expect((await sign(crc1, DEMO_PASSWORD)).status).toBe(403);
+    expect((await sign(dm, DEMO_PASSWORD)).status).toBe(403);
+    // the session alone does not sign
+    const noPassword = await sign(pi, null);
+    expect(noPassword.status).toBe(400);
+    expect(noPassword.body.detail?.[0]?.field).toBe('password');
+    const wrong = await sign(pi, 'Not#MyPassword1');
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errorCode).toBe('WRONG_PASSWORD');
+    expect(wrong.body.message).toBe('Wrong password; 4 attempts left before the account is locked');
+    expect((await sign(pi, 'Not#MyPassword2', 'zh_CN')).body.message).toBe('密码错误，还可尝试 3 次，之后账号将被锁定');
+    const stillOpen = await s.api.get<View>('/crf/form/item/result/list', { token: pi, headers: P, query: key() });
+    expect(stillOpen.body.data.instance!.status).toBe(2);
+    const cert = await sign(pi, DEMO_PASSWORD);
+    expect(cert.status, JSON.stringify(cert.body)).toBe(200);
     expect(cert.body.data.status).toBe(3);
+    // the audit event records signer, meaning and re-authentication (its time is the event's)
+    const ev = await s.database.executeSql(
+      `select user_name, reason, created_at from audit_events where action = 'crf.certify' and entity_id = $1 order by id desc limit 1`,
+      [String(inst.id)],
+    );
+    expect(ev.rows[0]).toMatchObject({ user_name: 'Dr. Ivy Investigator' });
+    expect(String(ev.rows[0]!.reason)).toMatch(/^Electronic signature by Dr\. Ivy Investigator \(pi\), password re-authenticated; meaning: I am the investigator of this study\./);
+    // the wrong passwords were counted (and audited); the right one cleared the count
+    const fails = await s.database.executeSql(`select count(*)::int as n from audit_events where action = 'reauth.failure' and new_value = 'crf.certify'`);
+    expect(Number(fails.rows[0]!.n)).toBe(2);
+    const [u] = (await s.database.executeSql(`select failed_login_count from users where account = 'pi'`)).rows;
+    expect(Number(u!.failed_login_count)).toBe(0);
     const locked = await save(crc1, { entryMode: 2, version: cert.body.data.version, items: [{ variable: 'ETHNIC', value: 'HAN' }] });
     expect(locked.status).toBe(409);
     expect(locked.body.message).toBe('The form is certified and read-only; uncertify it first');
@@ -187,17 +220,19 @@ describe('certifying a whole visit at once', () => {
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     v = await sched();
     const items = v.forms.flatMap((f) => f.instances).map((i) => ({ instanceId: i.id, version: i.version }));
+    const password = sha256Hex(DEMO_PASSWORD);
     const stale = await s.api.post('/crf/form/item/result/checkBatch', {
       token: pi,
       headers: { ...P, language: 'en_US' },
-      json: { items: items.map((i, n) => (n === 0 ? { ...i, version: i.version - 1 } : i)) },
+      json: { password, items: items.map((i, n) => (n === 0 ? { ...i, version: i.version - 1 } : i)) },
     });
     expect(stale.status).toBe(409);
     expect(JSON.stringify(stale.body)).toContain('changed since you opened it');
     expect((await sched()).forms.every((f) => f.instances.every((i) => i.status !== 3))).toBe(true);
     // a coordinator may not certify
-    expect((await s.api.post('/crf/form/item/result/checkBatch', { token: crc1, headers: P, json: { items } })).status).toBe(403);
-    const ok = await s.api.post<{ id: number; status: number; version: number }[]>('/crf/report/saveItemCertified', { token: pi, headers: P, json: { items } });
+    expect((await s.api.post('/crf/form/item/result/checkBatch', { token: crc1, headers: P, json: { items, password } })).status).toBe(403);
+    expect((await s.api.post('/crf/form/item/result/checkBatch', { token: pi, headers: P, json: { items } })).status).toBe(400);
+    const ok = await s.api.post<{ id: number; status: number; version: number }[]>('/crf/report/saveItemCertified', { token: pi, headers: P, json: { items, password } });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body.data.map((r) => r.status)).toEqual(items.map(() => 3));
     const certified = await sched();

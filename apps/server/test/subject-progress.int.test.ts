@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { sites, subjects, visits } from '../src/db/schema';
-import { startTestServer, type TestServer } from './harness';
+import { DEMO_PASSWORD, sha256Hex, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
 const P = { proId: 1, proType: 'PRO' };
@@ -70,7 +70,7 @@ describe('current visit and form progress', () => {
   it('certifying keeps the form done; an unscheduled visit adds its forms to what is expected', async () => {
     const pi = await s.api.login('pi');
     const dmInst = (await save('V1', 'DM', { entryMode: 2, version: dmVersion, items: [] })).body.data.instance;
-    const cert = await s.api.post('/crf/report/check', { token: pi, headers: P, json: { instanceId: dmInst.id, version: dmInst.version } });
+    const cert = await s.api.post('/crf/report/check', { token: pi, headers: P, json: { instanceId: dmInst.id, version: dmInst.version, password: sha256Hex(DEMO_PASSWORD) } });
     expect(cert.status, JSON.stringify(cert.body)).toBe(200);
     expect(await row()).toMatchObject({ formsDone: 2, currentVisitId: plan.V2!.visitId });
     const [uns] = await s.database.db

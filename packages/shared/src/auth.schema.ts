@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ENVS, LOGIN_TYPES } from './enums';
 import { LIMITS } from './constants';
+import { idSchema, intSchema } from './common.schema';
 
 /** SHA-256 hex digest: the client never sends a password in clear (spec §7). */
 export const passwordDigest = z
@@ -8,10 +9,8 @@ export const passwordDigest = z
   .regex(/^[0-9a-fA-F]{64}$/, { message: 'validation.passwordDigest' })
   .transform((s) => s.toLowerCase());
 
-export const loginTypeSchema = z.coerce
-  .number()
-  .int()
-  .refine((n) => (LOGIN_TYPES as readonly number[]).includes(n), { message: 'loginType must be 1, 2, 3 or 4' });
+export const loginTypeSchema = intSchema()
+  .refine((n) => (LOGIN_TYPES as readonly number[]).includes(n), { message: 'validation.loginType' });
 
 export const loginRequest = z.object({
   account: z.string().min(1).max(LIMITS.accountMax),
@@ -94,7 +93,7 @@ export const updatePwdRequest = z.object({
   /** SHA-256 of the current password: a password change re-authenticates (counted against the lockout) */
   oldPwd: passwordDigest,
   newPwd: passwordDigest,
-  userId: z.coerce.number().int().positive(),
+  userId: idSchema,
 });
 
 export const versionResponse = z.object({ version: z.string(), commit: z.string().nullable(), buildTime: z.string() });

@@ -5,6 +5,7 @@
  * and only read variables of the same form.
  */
 import { z } from 'zod';
+import { idSchema, intSchema } from './common.schema';
 import { conditionError, referencedVariables } from './conditions';
 import { siteDetailRow } from './projects.schema';
 
@@ -242,29 +243,29 @@ export const versionRow = z.object({
   createTime: z.string(),
 });
 export type VersionRow = z.infer<typeof versionRow>;
-export const versionCreate = z.object({ name: z.string().min(1).max(50), basedOnId: z.coerce.number().int().positive().optional() });
+export const versionCreate = z.object({ name: z.string().min(1).max(50), basedOnId: idSchema.optional() });
 export const versionPublish = z.object({
-  id: z.coerce.number().int().positive(),
+  id: idSchema,
   envs: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(z.enum(['UAT', 'PRO'])).min(1)),
 });
 
-export const stageInput = z.object({ versionId: z.coerce.number().int().positive(), name: z.string().min(1).max(50), sortOrder: z.coerce.number().int().min(0).default(0) });
+export const stageInput = z.object({ versionId: idSchema, name: z.string().min(1).max(50), sortOrder: intSchema(0).default(0) });
 export const stageRow = z.object({ id: z.number().int(), versionId: z.number().int(), name: z.string(), sortOrder: z.number().int() });
 
 export const visitInput = z
   .object({
-    versionId: z.coerce.number().int().positive(),
-    stageId: z.coerce.number().int().positive().optional(),
+    versionId: idSchema,
+    stageId: idSchema.optional(),
     code: z.string().min(1).max(30).regex(/^[A-Za-z0-9_-]+$/, { message: 'validation.formCodeChars' }),
     name: z.string().min(1).max(50),
-    sortOrder: z.coerce.number().int().min(0).default(0),
-    dayOffset: z.coerce.number().int().min(-3650).max(3650).default(0),
-    windowBefore: z.coerce.number().int().min(0).max(365).default(0),
-    windowAfter: z.coerce.number().int().min(0).max(365).default(0),
+    sortOrder: intSchema(0).default(0),
+    dayOffset: intSchema(-3650, 3650).default(0),
+    windowBefore: intSchema(0, 365).default(0),
+    windowAfter: intSchema(0, 365).default(0),
     unscheduled: boolish.default(false),
-    formIds: z.preprocess(idList, z.array(z.coerce.number().int().positive()).max(200)).default([]),
+    formIds: z.preprocess(idList, z.array(idSchema).max(200)).default([]),
   });
-export const visitUpdate = visitInput.omit({ versionId: true }).extend({ id: z.coerce.number().int().positive() });
+export const visitUpdate = visitInput.omit({ versionId: true }).extend({ id: idSchema });
 export const visitRow = z.object({
   id: z.number().int(),
   versionId: z.number().int(),
@@ -294,11 +295,11 @@ export const siteSchedule = z.object({
 export type SiteSchedule = z.infer<typeof siteSchedule>;
 
 export const formSave = z.object({
-  versionId: z.coerce.number().int().positive(),
+  versionId: idSchema,
   /** absent: a new form */
-  id: z.coerce.number().int().positive().optional(),
+  id: idSchema.optional(),
   /** the lockVersion the editor loaded (optimistic locking) */
-  lockVersion: z.coerce.number().int().positive().optional(),
+  lockVersion: idSchema.optional(),
   definition: formDefinition,
 });
 export const formRow = z.object({
@@ -313,7 +314,7 @@ export const formRow = z.object({
   updateTime: z.string(),
 });
 export type FormRow = z.infer<typeof formRow>;
-export const formListQuery = z.object({ versionId: z.coerce.number().int().positive() });
+export const formListQuery = z.object({ versionId: idSchema });
 
 /** A project's whole design as one file: stages, forms and visits (with their forms by code). */
 export const designExportFile = z

@@ -3,6 +3,7 @@
  * items (only when shown by their display condition), and visit dates/windows from the first-visit date.
  */
 import { z } from 'zod';
+import { dateSchema, idSchema, intSchema } from './common.schema';
 import { ENTRY_MODE } from './enums';
 import { isShown, type ItemValues } from './conditions';
 import { formFields, type FieldComponent, type FormComponent, type FormDefinition } from './design.schema';
@@ -89,16 +90,16 @@ export function visitState(w: { start: string; end: string }, done: boolean, tod
 
 // ── API ──
 export const crfKey = z.object({
-  ptsId: z.coerce.number().int().positive(),
-  visitId: z.coerce.number().int().positive(),
-  formId: z.coerce.number().int().positive(),
-  unscheduledId: z.coerce.number().int().min(0).default(0),
-  repeatNo: z.coerce.number().int().min(1).default(1),
+  ptsId: idSchema,
+  visitId: idSchema,
+  formId: idSchema,
+  unscheduledId: intSchema(0).default(0),
+  repeatNo: intSchema(1).default(1),
 });
 export const saveBatchRequest = crfKey.extend({
   /** the instance version the editor loaded; absent for a form not started yet */
-  version: z.coerce.number().int().positive().optional(),
-  entryMode: z.coerce.number().int().refine((n) => (SAVE_MODES as readonly number[]).includes(n), { message: 'validation.entryMode' }),
+  version: idSchema.optional(),
+  entryMode: intSchema().refine((n) => (SAVE_MODES as readonly number[]).includes(n), { message: 'validation.entryMode' }),
   items: z
     .array(z.object({ variable: z.string().min(1).max(40), value: z.unknown(), reason: z.string().max(500).optional() }))
     .max(500),
@@ -147,14 +148,14 @@ export const historyRow = z.object({
   createTime: z.string(),
 });
 export const certifyRequest = z.object({
-  instanceId: z.coerce.number().int().positive(),
-  version: z.coerce.number().int().positive(),
+  instanceId: idSchema,
+  version: idSchema,
   reason: z.string().max(500).optional(),
 });
 /** Certify (or uncertify, with a reason) several forms at once, all or nothing, each at the version the user saw. */
 export const certifyBatchRequest = z.object({
   items: z
-    .array(z.object({ instanceId: z.coerce.number().int().positive(), version: z.coerce.number().int().positive() }))
+    .array(z.object({ instanceId: idSchema, version: idSchema }))
     .min(1)
     .max(200),
   reason: z.string().max(500).optional(),
@@ -176,8 +177,8 @@ export const scheduleVisit = z.object({
 });
 export type ScheduleVisit = z.infer<typeof scheduleVisit>;
 export const unscheduledRequest = z.object({
-  ptsId: z.coerce.number().int().positive(),
-  visitId: z.coerce.number().int().positive(),
-  visitDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'validation.date' }),
+  ptsId: idSchema,
+  visitId: idSchema,
+  visitDate: dateSchema,
   label: z.string().max(100).optional(),
 });

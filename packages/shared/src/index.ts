@@ -18,5 +18,6 @@ export * from './center-apply.schema';
 export * from './subjects.schema';
 export * from './ecrf-values';
 export * from './ecrf.schema';
+export * from './esign.schema';
 export * from './subjects-excel.schema';
 export * from './visit-occurrences.schema';

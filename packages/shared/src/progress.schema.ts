@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { idListSchema } from './common.schema';
+import { idListSchema, intSchema } from './common.schema';
 
 export const progressListRequest = z.object({
-  type: z.coerce.number().int().min(1).max(3),
+  type: intSchema(1, 3),
 });
 
 /** Progress notice item (spec §3). extraInfoMap values are shown as 'done/total'. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageRequest, pageResult } from './common.schema';
+import { idSchema, intSchema, pageRequest, pageResult } from './common.schema';
 import { LIMITS } from './constants';
 
 export const projectPageRequest = pageRequest.extend({ keyword: z.string().max(100).optional() });
@@ -17,7 +17,7 @@ export type SiteRow = z.infer<typeof siteRow>;
 
 export const searchRequest = z.object({
   q: z.string().min(1).max(100),
-  limit: z.coerce.number().int().min(1).max(50).default(20),
+  limit: intSchema(1, 50).default(20),
 });
 export const searchHit = z.object({
   kind: z.enum(['project']),
@@ -31,8 +31,8 @@ export type SearchHit = z.infer<typeof searchHit>;
 const boolish = z.preprocess((v) => (v === 'true' || v === '1' || v === 1 ? true : v === 'false' || v === '0' || v === 0 ? false : v), z.boolean());
 
 export const projectListRequest = projectPageRequest.extend({
-  status: z.coerce.number().int().min(0).max(3).optional(),
-  scene: z.coerce.number().int().min(1).max(2).optional(),
+  status: intSchema(0, 3).optional(),
+  scene: intSchema(1, 2).optional(),
   sortField: z.enum(['no', 'name', 'status', 'createTime']).default('no'),
   sortOrder: z.enum(['asc', 'desc']).default('asc'),
 });
@@ -41,8 +41,8 @@ export const projectListRequest = projectPageRequest.extend({
 export const projectInput = z.object({
   no: z.string().min(1).max(LIMITS.projectNoMax),
   name: z.string().min(1).max(LIMITS.projectNameMax),
-  scene: z.coerce.number().int().refine((n) => n === 1 || n === 2, { message: 'validation.scene' }),
-  fileConfirmConfig: z.coerce.number().int().min(0).max(1).default(0),
+  scene: intSchema().refine((n) => n === 1 || n === 2, { message: 'validation.scene' }),
+  fileConfirmConfig: intSchema(0, 1).default(0),
   autoPrefillDisabled: boolish.default(false),
   configFiveFunction: z.string().max(50).default(''),
 });
@@ -50,12 +50,12 @@ export type ProjectInput = z.infer<typeof projectInput>;
 
 /** An update changes only the fields it carries; `version` guards against lost updates. */
 export const projectUpdate = z.object({
-  id: z.coerce.number().int().positive(),
-  version: z.coerce.number().int().positive(),
+  id: idSchema,
+  version: idSchema,
   no: projectInput.shape.no.optional(),
   name: projectInput.shape.name.optional(),
   scene: projectInput.shape.scene.optional(),
-  fileConfirmConfig: z.coerce.number().int().min(0).max(1).optional(),
+  fileConfirmConfig: intSchema(0, 1).optional(),
   autoPrefillDisabled: boolish.optional(),
   configFiveFunction: z.string().max(50).optional(),
 });
@@ -84,18 +84,18 @@ export type ProjectListRow = z.infer<typeof projectListRow>;
 export const projectPage = pageResult(projectListRow);
 
 export const projectStatusRequest = z.object({
-  id: z.coerce.number().int().positive(),
-  status: z.coerce.number().int().min(0).max(3),
+  id: idSchema,
+  status: intSchema(0, 3),
   reason: z.string().min(1).max(500),
 });
 
 export const projectCopyRequest = z.object({
-  id: z.coerce.number().int().positive(),
+  id: idSchema,
   no: z.string().min(1).max(LIMITS.projectNoMax),
   name: z.string().min(1).max(LIMITS.projectNameMax),
 });
 
-export const idRequest = z.object({ id: z.coerce.number().int().positive() });
+export const idRequest = z.object({ id: idSchema });
 
 // ── organisations and departments ──
 export const orgInput = z.object({
@@ -116,17 +116,17 @@ export type OrgRow = z.infer<typeof orgRow>;
 export const orgPageRequest = pageRequest.extend({ keyword: z.string().max(50).optional() });
 export const orgPage = pageResult(orgRow);
 
-export const deptInput = z.object({ orgId: z.coerce.number().int().positive(), name: z.string().min(1).max(50), code: z.string().max(50).optional() });
+export const deptInput = z.object({ orgId: idSchema, name: z.string().min(1).max(50), code: z.string().max(50).optional() });
 export const deptRow = z.object({ id: z.number().int(), orgId: z.number().int(), name: z.string(), code: z.string().nullable(), status: z.number().int() });
 export type DeptRow = z.infer<typeof deptRow>;
 
 // ── sites ──
 export const siteInput = z.object({
-  orgId: z.coerce.number().int().positive(),
+  orgId: idSchema,
   siteNo: z.string().min(1).max(20),
   name: z.string().max(100).optional(),
-  piUserId: z.coerce.number().int().positive().optional(),
+  piUserId: idSchema.optional(),
 });
-export const siteUpdate = siteInput.omit({ orgId: true }).extend({ id: z.coerce.number().int().positive(), status: z.coerce.number().int().min(0).max(1).optional() });
+export const siteUpdate = siteInput.omit({ orgId: true }).extend({ id: idSchema, status: intSchema(0, 1).optional() });
 export const siteDetailRow = siteRow.extend({ piUserId: z.number().int().nullable(), piName: z.string().nullable() });
 export type SiteDetailRow = z.infer<typeof siteDetailRow>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from './constants';
-import { pageRequest, pageResult } from './common.schema';
+import { idSchema, intSchema, pageRequest, pageResult } from './common.schema';
 import { isPermission } from './permissions';
 
 const boolish = z.preprocess((v) => (v === 'true' || v === '1' || v === 1 ? true : v === 'false' || v === '0' || v === 0 ? false : v), z.boolean());
@@ -19,7 +19,7 @@ export const roleInput = z.object({
   envPro: boolish.default(true),
   permissions: z.preprocess(list, z.array(z.string().refine(isPermission, { message: 'validation.permission' })).max(1000)),
 });
-export const roleUpdate = roleInput.extend({ id: z.coerce.number().int().positive() });
+export const roleUpdate = roleInput.extend({ id: idSchema });
 export const roleRow = z.object({
   id: z.number().int(),
   code: z.string(),
@@ -40,8 +40,17 @@ export const rolePageRequest = pageRequest.extend({ keyword: z.string().max(20).
 export const rolePage = pageResult(roleRow);
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, { message: 'validation.time' });
+/** JSON text as the value it holds; text that is not JSON stays text (and fails the schema, naming the field). */
+const jsonOr = (s: string): unknown => {
+  try {
+    return JSON.parse(s) as unknown;
+  } catch {
+    return s;
+  }
+};
+
 export const loginWindow = z
-  .object({ days: z.array(z.coerce.number().int().min(1).max(7)).min(1).max(7), start: hhmm, end: hhmm })
+  .object({ days: z.array(intSchema(1, 7)).min(1).max(7), start: hhmm, end: hhmm })
   .refine((w) => w.start < w.end, { message: 'validation.windowOrder', path: ['end'] });
 
 function validTimeZone(tz: string): boolean {
@@ -56,11 +65,11 @@ function validTimeZone(tz: string): boolean {
 export const permissionGroupInput = z.object({
   name: z.string().min(1).max(50),
   description: z.string().max(200).optional(),
-  loginWindows: z.preprocess((v) => (typeof v === 'string' ? (JSON.parse(v) as unknown) : v), z.array(loginWindow).max(20)).default([]),
+  loginWindows: z.preprocess((v) => (typeof v === 'string' ? jsonOr(v) : v), z.array(loginWindow).max(20)).default([]),
   timezone: z.string().max(64).refine(validTimeZone, { message: 'validation.timezone' }).default('Asia/Shanghai'),
-  reviewerUserId: z.coerce.number().int().positive().optional(),
+  reviewerUserId: idSchema.optional(),
 });
-export const permissionGroupUpdate = permissionGroupInput.extend({ id: z.coerce.number().int().positive() });
+export const permissionGroupUpdate = permissionGroupInput.extend({ id: idSchema });
 export const permissionGroupRow = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -76,15 +85,15 @@ export type PermissionGroupRow = z.infer<typeof permissionGroupRow>;
 
 // ── project team members ──
 const memberAssignment = z.object({
-  roleId: z.coerce.number().int().positive(),
+  roleId: idSchema,
   allSites: boolish.default(false),
-  siteIds: z.preprocess(list, z.array(z.coerce.number().int().positive()).max(500)).default([]),
+  siteIds: z.preprocess(list, z.array(idSchema).max(500)).default([]),
 });
 const sitesChosen = (m: { allSites: boolean; siteIds: number[] }) => m.allSites || m.siteIds.length > 0;
 const sitesMessage = { message: 'validation.memberSites', path: ['siteIds'] };
-export const memberInput = memberAssignment.extend({ userId: z.coerce.number().int().positive() }).refine(sitesChosen, sitesMessage);
+export const memberInput = memberAssignment.extend({ userId: idSchema }).refine(sitesChosen, sitesMessage);
 export const memberInvite = memberAssignment.extend({ account: z.string().min(1).max(50) }).refine(sitesChosen, sitesMessage);
-export const memberUpdate = memberAssignment.extend({ id: z.coerce.number().int().positive() }).refine(sitesChosen, sitesMessage);
+export const memberUpdate = memberAssignment.extend({ id: idSchema }).refine(sitesChosen, sitesMessage);
 export const memberRow = z.object({
   id: z.number().int(),
   userId: z.number().int(),
@@ -102,14 +111,14 @@ export const memberRow = z.object({
 export type MemberRow = z.infer<typeof memberRow>;
 export const memberPageRequest = pageRequest.extend({
   keyword: z.string().max(50).optional(),
-  roleId: z.coerce.number().int().positive().optional(),
-  siteId: z.coerce.number().int().positive().optional(),
-  status: z.coerce.number().int().min(0).max(1).optional(),
+  roleId: idSchema.optional(),
+  siteId: idSchema.optional(),
+  status: intSchema(0, 1).optional(),
 });
 export const memberPage = pageResult(memberRow);
-export const memberStatusRequest = z.object({ id: z.coerce.number().int().positive(), status: z.coerce.number().int().min(0).max(1) });
+export const memberStatusRequest = z.object({ id: idSchema, status: intSchema(0, 1) });
 export const memberMessageRequest = z.object({
-  memberIds: z.preprocess(list, z.array(z.coerce.number().int().positive()).min(1).max(500)),
+  memberIds: z.preprocess(list, z.array(idSchema).min(1).max(500)),
   title: z.string().min(1).max(200),
   content: z.string().max(5000).default(''),
 });

@@ -4,7 +4,7 @@
  * table drives the web's status menu and the server's check.
  */
 import { z } from 'zod';
-import { pageRequest, pageResult } from './common.schema';
+import { dateSchema, idSchema, intSchema, pageRequest, pageResult } from './common.schema';
 import { SUBJECT_STATUS } from './enums';
 import { isValidIdNumber } from './users.schema';
 
@@ -39,12 +39,11 @@ export function maskIdentifier(v: string | null): string | null {
 
 const blank = (v: unknown) => (v === '' ? undefined : v);
 const identifier = z.preprocess(blank, z.string().max(40).regex(/^[A-Za-z0-9-]+$/, { message: 'validation.identifier' }).optional());
-const dateOnly = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'validation.date' }).refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), {
-  message: 'validation.date',
-});
+/** a clinical date: a real calendar day in 1900–2100 (dateSchema) */
+const dateOnly = dateSchema;
 
 export const subjectFields = {
-  siteId: z.coerce.number().int().positive(),
+  siteId: idSchema,
   /** first-visit time (required, spec §5): a clinical date */
   firstVisitDate: dateOnly,
   initials: z.preprocess(blank, z.string().max(10).optional()),
@@ -57,13 +56,13 @@ export const subjectFields = {
 export const subjectCreate = z.object({
   /** subject number; generated as <siteNo>-<NNN> when absent */
   ptsNo: z.preprocess(blank, z.string().max(30).regex(/^[A-Za-z0-9-]+$/, { message: 'validation.identifier' }).optional()),
-  status: z.coerce.number().int().refine((n) => n === S.informedConsent || n === S.screening, { message: 'validation.initialStatus' }).default(S.screening),
+  status: intSchema().refine((n) => n === S.informedConsent || n === S.screening, { message: 'validation.initialStatus' }).default(S.screening),
   ...subjectFields,
 });
 /** An update changes only the fields it carries (identifiers only by whoever may see them in full). */
 export const subjectUpdate = z.object({
-  ptsId: z.coerce.number().int().positive(),
-  version: z.coerce.number().int().positive(),
+  ptsId: idSchema,
+  version: idSchema,
   siteId: subjectFields.siteId.optional(),
   firstVisitDate: subjectFields.firstVisitDate.optional(),
   initials: subjectFields.initials,
@@ -74,13 +73,13 @@ export const subjectUpdate = z.object({
   reason: z.preprocess(blank, z.string().max(500).optional()),
 });
 export const subjectStatusRequest = z.object({
-  ptsId: z.coerce.number().int().positive(),
-  version: z.coerce.number().int().positive(),
-  status: z.coerce.number().int().min(1).max(8),
+  ptsId: idSchema,
+  version: idSchema,
+  status: intSchema(1, 8),
   reason: z.preprocess(blank, z.string().max(500).optional()),
 });
 export const subjectDeleteRequest = z.object({
-  ptsId: z.coerce.number().int().positive(),
+  ptsId: idSchema,
   reason: z.string().min(1).max(500),
 });
 
@@ -120,10 +119,10 @@ export type SubjectRow = z.infer<typeof subjectRow>;
 export const SUBJECT_SORT_FIELDS = ['ptsNo', 'status', 'firstVisitDate', 'createTime', 'siteName'] as const;
 export const subjectListRequest = pageRequest.extend({
   keyword: z.preprocess(blank, z.string().max(50).optional()),
-  status: z.preprocess(blank, z.coerce.number().int().min(1).max(8).optional()),
-  siteId: z.preprocess(blank, z.coerce.number().int().positive().optional()),
+  status: z.preprocess(blank, intSchema(1, 8).optional()),
+  siteId: z.preprocess(blank, idSchema.optional()),
   /** subjects whose current visit is this planned visit */
-  visitId: z.preprocess(blank, z.coerce.number().int().positive().optional()),
+  visitId: z.preprocess(blank, idSchema.optional()),
   identifier: z.preprocess(blank, z.string().max(40).optional()),
   startDate: z.preprocess(blank, dateOnly.optional()),
   endDate: z.preprocess(blank, dateOnly.optional()),
@@ -131,5 +130,5 @@ export const subjectListRequest = pageRequest.extend({
   sortOrder: z.enum(['asc', 'desc']).default('asc'),
 });
 export const subjectPage = pageResult(subjectRow);
-export const subjectIdQuery = z.object({ ptsId: z.coerce.number().int().positive() });
+export const subjectIdQuery = z.object({ ptsId: idSchema });
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { LIMITS } from './constants';
 import { LOGIN_TYPES } from './enums';
-import { pageRequest, pageResult } from './common.schema';
+import { idSchema, intSchema, pageRequest, pageResult } from './common.schema';
 
 // ── field rules ──
 
@@ -56,16 +56,14 @@ const blank = (v: unknown): unknown => (v === '' || v === null ? undefined : v);
 /** A list as sent by a form (`a=1&a=2`, `a=1,2`) or JSON (`[1,2]`). */
 const list = (v: unknown): unknown =>
   v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : typeof v === 'string' ? v.split(',').map((s) => s.trim()) : [v];
-const id = z.coerce.number().int().positive();
+const id = idSchema;
 const optionalId = z.preprocess(blank, id.optional());
 
 export const loginTypeList = z.preprocess(
   list,
   z
     .array(
-      z.coerce
-        .number()
-        .int()
+      intSchema()
         .refine((n) => (LOGIN_TYPES as readonly number[]).includes(n), { message: 'validation.loginType' }),
     )
     .min(1, { message: 'validation.loginTypesRequired' })
@@ -128,7 +126,7 @@ export type UserAddResponse = z.infer<typeof userAddResponse>;
 
 export const userStatusRequest = z.object({
   id,
-  status: z.coerce.number().int().refine((n) => n === 0 || n === 1, { message: 'validation.userStatus' }),
+  status: intSchema().refine((n) => n === 0 || n === 1, { message: 'validation.userStatus' }),
   reason: z.string().min(1).max(500),
 });
 
@@ -150,18 +148,14 @@ export const userFilters = z.object({
   keyword: z.preprocess(blank, z.string().max(100).optional()),
   status: z.preprocess(
     blank,
-    z.coerce
-      .number()
-      .int()
+    intSchema()
       .refine((n) => n === 0 || n === 1, { message: 'validation.userStatus' })
       .optional(),
   ),
   orgId: optionalId,
   loginType: z.preprocess(
     blank,
-    z.coerce
-      .number()
-      .int()
+    intSchema()
       .refine((n) => (LOGIN_TYPES as readonly number[]).includes(n), { message: 'validation.loginType' })
       .optional(),
   ),
@@ -227,7 +221,7 @@ export type UserDetail = z.infer<typeof userDetail>;
 /** The small user picker (listByKeyWords). */
 export const userPickerQuery = z.object({
   keyword: z.preprocess(blank, z.string().max(50).optional()),
-  limit: z.preprocess(blank, z.coerce.number().int().min(1).max(50).default(20)),
+  limit: z.preprocess(blank, intSchema(1, 50).default(20)),
 });
 export const userPickerRow = z.object({
   id: z.number().int(),

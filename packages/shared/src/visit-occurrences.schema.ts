@@ -4,6 +4,7 @@
  * subject's schedule (`visitWindow` / `visitState`).
  */
 import { z } from 'zod';
+import { calendarDay, dateSchema, idSchema } from './common.schema';
 
 /** The widest range one request may ask for (a year, leap day included). */
 export const VISIT_RANGE_MAX_DAYS = 366;
@@ -15,11 +16,10 @@ export const VISIT_STATES = ['upcoming', 'inWindow', 'overdue', 'done'] as const
 const DAY_MS = 86_400_000;
 /** Days since 1970-01-01 of a YYYY-MM-DD that is a real calendar day (2026-02-30 is not), else null. */
 const dayNo = (s: string): number | null => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return null;
-  const t = Date.parse(`${s}T00:00:00Z`);
-  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === s ? t / DAY_MS : null;
+  const t = calendarDay(s);
+  return t === null ? null : t / DAY_MS;
 };
-const clinicalDate = z.string().refine((s) => dayNo(s) !== null, { message: 'validation.date' });
+const clinicalDate = dateSchema;
 
 export const visitOccurrencesRequest = z
   .object({
@@ -27,8 +27,8 @@ export const visitOccurrencesRequest = z
     from: clinicalDate,
     /** last day of the range (inclusive) */
     to: clinicalDate,
-    siteId: z.coerce.number().int().positive().optional(),
-    ptsId: z.coerce.number().int().positive().optional(),
+    siteId: idSchema.optional(),
+    ptsId: idSchema.optional(),
     /** only occurrences in these states (today's state); all when absent */
     states: z.array(z.enum(VISIT_STATES)).max(VISIT_STATES.length).optional(),
   })

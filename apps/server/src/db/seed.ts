@@ -65,12 +65,14 @@ export const DEMO_ROLES: RoleSeed[] = [
     kind: 'project',
     isDm: true,
     envs: ['DEV', 'UAT', 'PRO'],
+    // certifying eCRF forms is the investigator's electronic signature: not the data manager's (who may still
+    // uncertify, with a reason, to reopen data for correction)
     pms: noIdentifiers(
       byModule(
         'project', 'research', 'team', 'patient', 'padoc', 'crf', 'source', 'message', 'doubt', 'verification',
         'clinical', 'prolog', 'report', 'isf', 'edc',
       ),
-    ),
+    ).filter((p) => p !== 'crf:result:check'),
   },
   {
     code: 'CRA',

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import {
   certifyBatchRequest,
+  certifyBatchSignedRequest,
   certifyRequest,
+  certifySignedRequest,
   certifyResult,
   crfInstanceView,
   crfKey,
@@ -18,7 +20,7 @@ import type { AppDeps } from '../../app-deps';
 import { EcrfService } from './ecrf.service';
 import { VisitOccurrencesService } from './visit-occurrences';
 
-export function ecrfRoutes({ database }: AppDeps): RouteSpec[] {
+export function ecrfRoutes({ database, auth }: AppDeps): RouteSpec[] {
   const svc = new EcrfService(database.db);
   const occurrences = new VisitOccurrencesService(database.db);
   const read = { permission: { anyOf: ['crf:result:query', 'patient:page:query'] }, scope: 'project' } as const;
@@ -90,11 +92,15 @@ export function ecrfRoutes({ database }: AppDeps): RouteSpec[] {
       method: 'POST',
       url: '/crf/report/check',
       guard: { permission: { anyOf: ['crf:result:check'] }, scope: 'project' },
-      summary: 'Certify a completed form: it becomes read-only',
+      summary: 'Certify a completed form (an electronic signature: the password digest re-authenticates the signer): it becomes read-only',
       tags: ['ecrf'],
-      body: certifyRequest,
+      body: certifySignedRequest,
       response: certifyResult,
-      handler: ({ ctx, body }) => svc.certify(ctx, body.instanceId, body.version, true, body.reason),
+      handler: async ({ ctx, body }) => {
+        // 21 CFR Part 11 §11.200: the signer re-authenticates at signing (counted against the login lockout)
+        await auth.reauthenticate(ctx, body.password, 'crf.certify');
+        return svc.certify(ctx, body.instanceId, body.version, true, body.reason, { meaning: body.meaning });
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -111,11 +117,14 @@ export function ecrfRoutes({ database }: AppDeps): RouteSpec[] {
         method: 'POST',
         url,
         guard: { permission: { anyOf: ['crf:result:check'] }, scope: 'project' },
-        summary: 'Certify several completed forms at once (e.g. a whole visit), each at the version shown; all or nothing',
+        summary: 'Certify several completed forms at once (e.g. a whole visit) with one electronic signature (password digest), each at the version shown; all or nothing',
         tags: ['ecrf'],
-        body: certifyBatchRequest,
+        body: certifyBatchSignedRequest,
         response: z.array(certifyResult),
-        handler: ({ ctx, body }) => svc.certifyBatch(ctx, body.items, true, body.reason),
+        handler: async ({ ctx, body }) => {
+          await auth.reauthenticate(ctx, body.password, 'crf.certify');
+          return svc.certifyBatch(ctx, body.items, true, body.reason, { meaning: body.meaning });
+        },
       }),
     ),
     defineRoute({

@@ -20,6 +20,7 @@ import {
   type FormDefinition,
   type ItemValues,
   type ScheduleVisit,
+  type SignatureMeaning,
 } from '@esource/shared';
 import type { z } from 'zod';
 import type { saveBatchRequest, unscheduledRequest } from '@esource/shared';
@@ -70,6 +71,17 @@ function viewFrom(
     cycle: def.cycle,
     definition: def,
   };
+}
+
+/** An electronic signature: the meaning the signer signed with (after re-authenticating). */
+export interface Signature {
+  meaning: SignatureMeaning;
+}
+
+/** The readable signature record kept with each certification, in the signer's language (what they were shown). */
+function signatureLine(ctx: ProjectScopedContext, sig: Signature): string {
+  const t = translator(ctx.language);
+  return t('esign.auditLine', { name: ctx.user.name, account: ctx.user.account, statement: t(`esign.meaning.${sig.meaning}`) });
 }
 
 export class EcrfService {
@@ -361,15 +373,18 @@ export class EcrfService {
     }));
   }
 
-  /** Certify (completed → certified) or uncertify with a reason (certified → completed). */
-  async certify(ctx: ProjectScopedContext, instanceId: number, version: number, on: boolean, reason: string | undefined) {
+  /**
+   * Certify (completed → certified) or uncertify with a reason (certified → completed). Certifying is an electronic
+   * signature: the route has re-authenticated the signer, and `signature` carries the meaning they signed with.
+   */
+  async certify(ctx: ProjectScopedContext, instanceId: number, version: number, on: boolean, reason: string | undefined, signature?: Signature) {
     return this.db.transaction(async (tx) => {
       const inst = await this.instanceById(tx, ctx, instanceId);
       if (inst.version !== version) throw new AppError('STALE_WRITE', { user: '?', time: inst.updatedAt.toISOString() });
       if (on && inst.status !== CRF_STATUS.completed) throw new AppError('CONFLICT', { detail: translator(ctx.language)('errors.CERTIFY_NOT_COMPLETED') });
       if (!on && inst.status !== CRF_STATUS.certified) throw new AppError('CONFLICT', { detail: 'conflict.notCertified' });
       if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'conflict.toUncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
-      return (await this.setCertified(tx, ctx, [inst], on, reason))[0]!;
+      return (await this.setCertified(tx, ctx, [inst], on, reason, signature))[0]!;
     });
   }
 
@@ -377,7 +392,7 @@ export class EcrfService {
    * Certifies (or uncertifies) several forms in one transaction, each at the version the user saw: any form that
    * changed since, is not in the needed state or is out of reach is named, and then nothing changes.
    */
-  async certifyBatch(ctx: ProjectScopedContext, items: { instanceId: number; version: number }[], on: boolean, reason: string | undefined) {
+  async certifyBatch(ctx: ProjectScopedContext, items: { instanceId: number; version: number }[], on: boolean, reason: string | undefined, signature?: Signature) {
     const t = translator(ctx.language);
     if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'conflict.toUncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
     return this.db.transaction(async (tx) => {
@@ -401,11 +416,14 @@ export class EcrfService {
       if (problems.length) {
         throw new AppError('CONFLICT', { detail: problems.map((p) => `${p.field}: ${p.message}`).join('; ') }, problems);
       }
-      return this.setCertified(tx, ctx, ids.map((id) => byId.get(id)!.i), on, reason);
+      return this.setCertified(tx, ctx, ids.map((id) => byId.get(id)!.i), on, reason, signature);
     });
   }
 
-  private async setCertified(tx: Tx, ctx: ProjectScopedContext, list: (typeof crfInstances.$inferSelect)[], on: boolean, reason: string | undefined) {
+  private async setCertified(tx: Tx, ctx: ProjectScopedContext, list: (typeof crfInstances.$inferSelect)[], on: boolean, reason: string | undefined, signature?: Signature) {
+    // a certification is a signature; none may be recorded without one (the routes re-authenticate first)
+    if (on && !signature) throw new Error('certifying needs an electronic signature');
+    const sigLine = signature ? signatureLine(ctx, signature) : null;
     const now = new Date();
     const out: { id: number; status: number; version: number }[] = [];
     for (const inst of list) {
@@ -437,7 +455,8 @@ export class EcrfService {
         field: 'status',
         oldValue: inst.status,
         newValue: on ? CRF_STATUS.certified : CRF_STATUS.completed,
-        reason: reason ?? null,
+        // the signature manifest (§11.50): signer, meaning, re-authentication; the time is the event's
+        reason: sigLine ? (reason ? `${sigLine}; ${reason}` : sigLine) : (reason ?? null),
       })),
     );
     return out;
