@@ -6,13 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
-import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fastifyStatic from '@fastify/static';
-import qs from 'qs';
 import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
 import { LIMITS, okEnvelope, type ErrorEnvelope } from '@esource/shared';
 import type { Config } from './config/config';
@@ -23,6 +21,7 @@ import { AppError } from './lib/errors';
 import { translateMaybe, translator } from './lib/i18n';
 import { parseInput } from './lib/validate';
 import { deepTrim } from './lib/trim';
+import { registerFormParser } from './lib/form';
 import type { RouteSpec } from './lib/route';
 import { authorize, baseContext } from './modules/auth/context.service';
 import { AuthService } from './modules/auth/auth.service';
@@ -86,7 +85,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const jobs = opts.jobs ?? new JobRunner(database, config);
   const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs };
 
-  await app.register(formbody, { parser: (s) => qs.parse(s, { arrayLimit: 10_000, depth: 5 }) });
+  registerFormParser(app);
   await app.register(multipart, { limits: { fileSize: LIMITS.pdfMaxBytes, files: LIMITS.fileCountMax } });
   await app.register(rateLimit, {
     global: false,
@@ -123,8 +122,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     if (req.isMultipart() && req.routeOptions.config.bodyType !== 'multipart') {
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: 'multipart/form-data' });
     }
-    if (req.body && typeof req.body === 'object' && !req.isMultipart()) req.body = deepTrim(req.body);
-    if (req.query && typeof req.query === 'object') req.query = deepTrim(req.query);
+    if (req.body && typeof req.body === 'object' && !req.isMultipart()) req.body = deepTrim(req.body, req.ctx.language, 'body');
+    if (req.query && typeof req.query === 'object') req.query = deepTrim(req.query, req.ctx.language, 'query');
   });
 
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {

@@ -182,7 +182,7 @@ describe('visit occurrences', () => {
     expect(await bad({ from: day(1), to: day(0) })).toEqual([{ field: 'from', message: 'The start time must not be later than the end time' }]);
     expect(await bad({ from: day(-367), to: day(0) })).toEqual([{ field: 'to', message: 'The date range must not exceed 366 days' }]);
     expect(await bad({ from: day(-367), to: day(0) }, 'zh_CN')).toEqual([{ field: 'to', message: '日期跨度不能超过 366 天' }]);
-    expect(await bad({ from: '2026-02-30', to: '2026-03-01' })).toEqual([{ field: 'from', message: 'the date must be YYYY-MM-DD' }]);
+    expect(await bad({ from: '2026-02-30', to: '2026-03-01' })).toEqual([{ field: 'from', message: 'must be a real date from 1900-01-01 to 2100-12-31 (YYYY-MM-DD)' }]);
     expect((await bad({ to: day(0) }))?.[0]?.field).toBe('from');
     expect((await bad({ from: day(0), to: day(1), states: ['late'] }))?.[0]?.field).toMatch(/^states/);
   });

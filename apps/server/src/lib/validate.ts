@@ -7,6 +7,21 @@ import { translateMaybe, translator } from './i18n';
 
 const locales = { zh_CN: zhCN().localeError, en_US: en().localeError } as const;
 
+/** zod's messages in the request's language: pass as `{ error: zodLocale(lang) }` wherever a schema is parsed. */
+export function zodLocale(lang: Language) {
+  return locales[lang];
+}
+
+/**
+ * A VALIDATION error about one field with a catalogue message (`key` with `params`), in the request's language.
+ * `label` is how the message names the field ('validation.field' by default; 'validation.headerField' for headers).
+ */
+export function fieldError(lang: Language, field: string, key: string, params: Record<string, unknown> = {}, label = 'validation.field'): AppError {
+  const t = translator(lang);
+  const message = t(key, params);
+  return new AppError('VALIDATION', { detail: t(label, { field, message }) }, [{ field, message }]);
+}
+
 export function parseInput<S extends z.ZodType>(schema: S, data: unknown, lang: Language, where: string): z.output<S> {
   const r = schema.safeParse(data ?? {}, { error: locales[lang], reportInput: true });
   if (r.success) return r.data;

@@ -5,9 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { DEFAULT_ENV, ENVS, can, effectivePermissions, normalizeLanguage, type Env, type LoginType } from '@esource/shared';
+import { DEFAULT_ENV, ENVS, INT4_MAX, can, effectivePermissions, normalizeLanguage, type Env, type Language, type LoginType } from '@esource/shared';
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/errors';
+import { fieldError } from '../../lib/validate';
 import type { Guard, RequestContext } from '../../lib/context';
 import * as repo from './auth.repo';
 
@@ -21,14 +22,27 @@ function header(req: FastifyRequest, name: string): string | null {
   return s && s.trim() !== '' ? s.trim() : null;
 }
 
-function intHeader(req: FastifyRequest, name: string): number | null {
+/** An id header: decimal digits only, 1..INT4_MAX (ids are PostgreSQL integers); anything else answers 400 naming it. */
+function intHeader(req: FastifyRequest, name: string, lang: Language): number | null {
   const v = header(req, name);
   if (v === null) return null;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) {
-    throw new AppError('VALIDATION', { detail: name }, [{ field: name, message: 'validation.idList' }]);
-  }
+  const n = /^[1-9]\d{0,9}$/.test(v) ? Number(v) : NaN;
+  if (!(n <= INT4_MAX)) throw fieldError(lang, name, 'validation.id', {}, 'validation.headerField');
   return n;
+}
+
+/** The headers the guard reads (DESIGN §3.2), checked before anything is looked up with them. */
+function contextHeaders(req: FastifyRequest, lang: Language) {
+  const proType = header(req, 'proType');
+  if (proType !== null && !(ENVS as readonly string[]).includes(proType.toUpperCase())) {
+    throw fieldError(lang, 'proType', 'validation.proType', {}, 'validation.headerField');
+  }
+  return {
+    proId: intHeader(req, 'proId', lang),
+    proSiteId: intHeader(req, 'proSiteId', lang),
+    orgId: intHeader(req, 'orgId', lang),
+    env: proType === null ? null : (proType.toUpperCase() as Env),
+  };
 }
 
 /** The bare context: language, request id, headers; no session lookup yet. */
@@ -54,14 +68,15 @@ export function baseContext(req: FastifyRequest): RequestContext {
 
 /** Resolves the session, project and permissions, and enforces the guard. Mutates and returns ctx. */
 export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext, guard: Guard): Promise<RequestContext> {
+  const h = contextHeaders(req, ctx.language);
   const token = header(req, 'token') ?? bearer(req);
   const isPublic = 'public' in guard;
   if (!token) {
     if (isPublic) return ctx;
     throw new AppError('UNAUTHENTICATED');
   }
-  const proId = isPublic ? null : intHeader(req, 'proId');
-  const a = await repo.loadAccess(db, hashToken(token), envHeader(req), proId);
+  const proId = isPublic ? null : h.proId;
+  const a = await repo.loadAccess(db, hashToken(token), h.env, proId);
   if (!a || a.expiresAt.getTime() <= Date.now() || a.userStatus !== 1) {
     if (isPublic) return ctx;
     throw new AppError('UNAUTHENTICATED');
@@ -71,8 +86,9 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
   ctx.loginType = a.loginType as LoginType;
   // The proType header chooses the environment; without it, the session's (set by envTypeSwitch).
   ctx.env = a.env;
-  ctx.orgId = intHeader(req, 'orgId') ?? a.orgId;
+  ctx.orgId = h.orgId ?? a.orgId;
   if (isPublic) return ctx;
+  if (a.mustChangePassword && !guard.duringPasswordChange) throw new AppError('PASSWORD_CHANGE_REQUIRED');
 
   const needsProject = guard.scope === 'project' || guard.scope === 'site';
   const m = a.project;
@@ -88,13 +104,12 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
       memberId: m.memberId,
       roleId: m.roleId,
       roleCode: m.roleCode,
-  if (a.mustChangePassword && !guard.duringPasswordChange) throw new AppError('PASSWORD_CHANGE_REQUIRED');
       isDm: m.isDm,
       siteIds: m.allSites ? null : m.siteIds,
     };
   }
 
-  const proSiteId = intHeader(req, 'proSiteId');
+  const proSiteId = h.proSiteId;
   if (proSiteId !== null && ctx.project) {
     if (ctx.project.siteIds !== null && !ctx.project.siteIds.includes(proSiteId)) throw new AppError('SITE_FORBIDDEN');
     ctx.siteId = proSiteId;
@@ -107,11 +122,6 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
   const held = guard.scope === 'system' ? ctx.systemPms : ctx.pms;
   if (guard.permission !== 'any' && !can(held, guard.permission)) throw new AppError('FORBIDDEN');
   return ctx;
-}
-
-function envHeader(req: FastifyRequest): Env | null {
-  const v = header(req, 'proType')?.toUpperCase();
-  return v && (ENVS as readonly string[]).includes(v) ? (v as Env) : null;
 }
 
 function bearer(req: FastifyRequest): string | null {

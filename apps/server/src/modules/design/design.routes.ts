@@ -25,23 +25,31 @@ import {
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { AppError } from '../../lib/errors';
-import { translateMaybe } from '../../lib/i18n';
+import { translateMaybe, translator } from '../../lib/i18n';
+import { zodLocale } from '../../lib/validate';
 import { DesignService } from './design.service';
 
 const designRead = { permission: { anyOf: ['crf:form:query', 'project:version:query', 'project:visit:query'] }, scope: 'project' } as const;
 const versionWrite = { permission: { anyOf: ['project:version:update'] }, scope: 'project' } as const;
 const visitWrite = { permission: { anyOf: ['project:visit:update'] }, scope: 'project' } as const;
 
+/** The parser's own message ("Expected property name or '}' in JSON…") is English only: the catalogue's instead. */
+function notJson(lang: Language, field: string): AppError {
+  const message = translator(lang)('validation.notJson');
+  return new AppError('IMPORT_FORMAT', { detail: `${field}: ${message}` }, [{ field, message }]);
+}
+
 /** Parses an imported form file; every problem becomes 'Import failed, data format is not correct' with its reason. */
 export function parseFormImport(content: string, lang: Language) {
   let json: unknown;
   try {
     json = JSON.parse(content);
-  } catch (e) {
-    throw new AppError('IMPORT_FORMAT', { detail: e instanceof Error ? e.message : 'not JSON' });
+  } catch {
+    throw notJson(lang, 'form');
   }
-  const wrapped = formExportFile.safeParse(json);
-  const r = wrapped.success ? formDefinition.safeParse(wrapped.data.form) : formDefinition.safeParse(json);
+  const opts = { error: zodLocale(lang) };
+  const wrapped = formExportFile.safeParse(json, opts);
+  const r = wrapped.success ? formDefinition.safeParse(wrapped.data.form, opts) : formDefinition.safeParse(json, opts);
   if (!r.success) {
     const detail = r.error.issues.map((i) => ({ field: i.path.join('.') || 'form', message: translateMaybe(lang, i.message) }));
     throw new AppError('IMPORT_FORMAT', { detail: `${detail[0]!.field}: ${detail[0]!.message}` }, detail);
@@ -54,10 +62,10 @@ export function parseDesignImport(content: string, lang: Language) {
   let json: unknown;
   try {
     json = JSON.parse(content);
-  } catch (e) {
-    throw new AppError('IMPORT_FORMAT', { detail: e instanceof Error ? e.message : 'not JSON' });
+  } catch {
+    throw notJson(lang, 'file');
   }
-  const r = designExportFile.safeParse(json);
+  const r = designExportFile.safeParse(json, { error: zodLocale(lang) });
   if (!r.success) {
     const detail = r.error.issues.map((i) => ({ field: i.path.join('.') || 'file', message: translateMaybe(lang, i.message) }));
     throw new AppError('IMPORT_FORMAT', { detail: `${detail[0]!.field}: ${detail[0]!.message}` }, detail);
