@@ -1,9 +1,17 @@
 /** Excel helpers shared by the modules that import or export .xlsx files (users, subjects). */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type ExcelJS from 'exceljs';
 import type { FastifyRequest } from 'fastify';
 import type { Language } from '@esource/shared';
 import { AppError } from './errors';
 import { translator } from './i18n';
+import { ArchiveError, checkArchive, XLSX_ARCHIVE_LIMITS, type ZipEntry } from './xlsx-archive';
+import type { XlsxReadRequest, XlsxReadResult, XlsxRow } from './xlsx-read.worker';
+
+export type { XlsxRow } from './xlsx-read.worker';
 
 export const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -79,4 +87,146 @@ export async function readUpload(req: FastifyRequest, language: Language, maxByt
   if (part.file.truncated || buf.length > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE');
   if (buf.length === 0) throw required();
   return buf;
+}
+
+/** A 'file' validation error with a catalogue message, as the import screens show it. */
+export function importFileProblem(lang: Language, message: string, params: Record<string, string | number> = {}): AppError {
+  const t = translator(lang);
+  const m = t(message, params);
+  return new AppError('VALIDATION', { detail: t('validation.field', { field: 'file', message: m }) }, [{ field: 'file', message: m }]);
+}
+
+const READ_WORKER = new URL('./xlsx-read.worker.ts', import.meta.url);
+/**
+ * A worker starts without tsx's hooks (the server runs its TypeScript sources, in tests too): this small script
+ * registers tsx in the worker and then loads the TypeScript entry.
+ */
+const TSX_ESM_API = pathToFileURL(path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'));
+const WORKER_BOOT = `import(${JSON.stringify(TSX_ESM_API.href)})
+  .then((tsx) => { tsx.register(); return import(require('node:worker_threads').workerData.entry); })`;
+
+/**
+ * Import workers: at most IMPORT_WORKERS_MAX threads, each reading one file at a time, started on the first
+ * import and ended after IMPORT_WORKER_IDLE_MS without work (a cold start costs about a second: tsx and exceljs
+ * load in the new isolate). Beyond IMPORT_QUEUE_MAX waiting imports, further ones are refused (429).
+ */
+const IMPORT_WORKERS_MAX = 2;
+const IMPORT_QUEUE_MAX = 8;
+const IMPORT_WORKER_IDLE_MS = 60_000;
+/** A worker that has not answered by then is ended (a 1,000-row sheet reads in well under a second). */
+const IMPORT_WORKER_TIMEOUT_MS = 20_000;
+
+interface PooledWorker {
+  worker: Worker;
+  idleTimer?: NodeJS.Timeout;
+}
+const idleWorkers: PooledWorker[] = [];
+let workersBusy = 0;
+const importQueue: (() => void)[] = [];
+
+async function importSlot(): Promise<() => void> {
+  if (workersBusy >= IMPORT_WORKERS_MAX) {
+    if (importQueue.length >= IMPORT_QUEUE_MAX) throw new AppError('RATE_LIMITED');
+    await new Promise<void>((resolve) => importQueue.push(resolve));
+  } else workersBusy += 1;
+  return () => {
+    const next = importQueue.shift();
+    if (next) next();
+    else workersBusy -= 1;
+  };
+}
+
+function startWorker(): PooledWorker {
+  const worker = new Worker(WORKER_BOOT, {
+    eval: true,
+    workerData: { entry: READ_WORKER.href },
+    // a parser that runs away dies alone, and never takes the API's heap with it
+    resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
+  });
+  worker.unref();
+  return { worker };
+}
+
+function park(w: PooledWorker) {
+  w.idleTimer = setTimeout(() => {
+    const i = idleWorkers.indexOf(w);
+    if (i >= 0) idleWorkers.splice(i, 1);
+    void w.worker.terminate();
+  }, IMPORT_WORKER_IDLE_MS);
+  w.idleTimer.unref();
+  idleWorkers.push(w);
+}
+
+/** Sends one request to a warm (or new) worker; a worker that fails or times out is ended, never reused. */
+async function runReadWorker(request: XlsxReadRequest): Promise<XlsxReadResult> {
+  const release = await importSlot();
+  const w = idleWorkers.pop() ?? startWorker();
+  clearTimeout(w.idleTimer);
+  try {
+    const { result, reusable } = await new Promise<{ result: XlsxReadResult; reusable: boolean }>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        w.worker.off('message', onMessage);
+        w.worker.off('error', onError);
+        w.worker.off('exit', onExit);
+      };
+      const onMessage = (m: XlsxReadResult) => {
+        done();
+        resolve({ result: m, reusable: true });
+      };
+      const onError = (err: Error & { code?: string }) => {
+        done();
+        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') resolve({ result: { ok: false, problem: 'tooLarge', message: err.message }, reusable: false });
+        else reject(err);
+      };
+      const onExit = (code: number) => {
+        done();
+        reject(new Error(`xlsx worker exited with ${code}`));
+      };
+      const timer = setTimeout(() => {
+        done();
+        resolve({ result: { ok: false, problem: 'tooLarge', message: 'timed out' }, reusable: false });
+      }, IMPORT_WORKER_TIMEOUT_MS);
+      w.worker.on('message', onMessage);
+      w.worker.on('error', onError);
+      w.worker.on('exit', onExit);
+      w.worker.postMessage(request);
+    });
+    if (reusable) park(w);
+    else void w.worker.terminate();
+    return result;
+  } catch (err) {
+    void w.worker.terminate();
+    throw err;
+  } finally {
+    release();
+  }
+}
+
+/**
+ * The non-empty rows of the first worksheet of an uploaded .xlsx (header row included, as `rowNo` 1), for the
+ * imports. Limits hold before any parsing: the zip's central directory is checked on declared sizes (entries,
+ * each entry, total, ratio), then a worker thread verifies the declarations while inflating and streams the rows,
+ * stopping at the first data row over `maxRows`. The API's event loop never parses XML. Problems are 'file'
+ * validation errors in the request's language: not an .xlsx, unpacks too large, too many rows.
+ */
+export async function readXlsxRows(buffer: Buffer, lang: Language, maxRows: number, maxColumns = 64): Promise<XlsxRow[]> {
+  const tooLarge = () => importFileProblem(lang, 'validation.importUnpackedTooLarge', { max: XLSX_ARCHIVE_LIMITS.maxTotalBytes / 1024 / 1024 });
+  let entries: ZipEntry[];
+  try {
+    entries = checkArchive(buffer);
+  } catch (err) {
+    if (err instanceof ArchiveError && err.problem === 'tooLarge') throw tooLarge();
+    throw importFileProblem(lang, 'validation.importNotXlsx');
+  }
+  const result = await runReadWorker({ buffer: new Uint8Array(buffer), entries, maxRows, maxColumns });
+  if (result.ok) return result.rows;
+  switch (result.problem) {
+    case 'tooManyRows':
+      throw importFileProblem(lang, 'validation.importTooManyRows', { max: maxRows });
+    case 'tooLarge':
+      throw tooLarge();
+    case 'notXlsx':
+      throw importFileProblem(lang, 'validation.importNotXlsx');
+  }
 }

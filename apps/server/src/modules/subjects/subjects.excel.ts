@@ -27,7 +27,7 @@ import type { Db } from '../../db/client';
 import { sites, subjects } from '../../db/schema';
 import type { ProjectScopedContext } from '../../lib/context';
 import { AppError, type FieldProblem } from '../../lib/errors';
-import { cellText, formatTime, normHeader } from '../../lib/excel';
+import { cellText, formatTime, normHeader, readXlsxRows } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
 import { parseRow } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
@@ -74,43 +74,39 @@ function importCellText(key: SubjectImportColumn, v: ExcelJS.CellValue): string 
   return cellText(raw);
 }
 
-/** Reads the subject rows of an uploaded workbook (parsed, not judged by its name); empty rows are skipped. */
+/**
+ * Reads the subject rows of an uploaded workbook (judged by its zip directory and by parsing, not by its name);
+ * limits hold before parsing and rows are streamed in a worker (readXlsxRows). Empty rows are skipped.
+ */
 export async function readSubjectSheet(buffer: Buffer, lang: Language): Promise<SubjectSheetRow[]> {
-  const wb = new ExcelJS.Workbook();
-  try {
-    await wb.xlsx.load(buffer as unknown as Parameters<typeof wb.xlsx.load>[0]);
-  } catch {
-    throw fileProblem(lang, 'validation.importNotXlsx');
-  }
-  const ws = wb.worksheets[0];
-  if (!ws) throw fileProblem(lang, 'validation.importNotXlsx');
+  const sheet = await readXlsxRows(buffer, lang, SUBJECT_IMPORT_LIMITS.maxRows);
   const index = new Map<string, SubjectImportColumn>();
   for (const key of SUBJECT_IMPORT_COLUMNS) {
     index.set(normHeader(key), key);
     for (const l of LANGUAGES) index.set(normHeader(header(l, key)), key);
   }
   const columnAt = new Map<number, SubjectImportColumn>();
-  ws.getRow(1).eachCell({ includeEmpty: false }, (cell, col) => {
-    const key = index.get(normHeader(cellText(cell.value)));
-    if (key && ![...columnAt.values()].includes(key)) columnAt.set(col, key);
+  const head = sheet[0]?.rowNo === 1 ? sheet[0].cells : [];
+  head.forEach((v, i) => {
+    const key = index.get(normHeader(cellText(v)));
+    if (key && ![...columnAt.values()].includes(key)) columnAt.set(i, key);
   });
   const present = new Set(columnAt.values());
   const missing = REQUIRED_COLUMNS.find((c) => !present.has(c));
   if (missing) throw fileProblem(lang, 'validation.importMissingColumn', { column: header(lang, missing) });
 
   const rows: SubjectSheetRow[] = [];
-  for (let r = 2; r <= ws.rowCount; r++) {
-    const row = ws.getRow(r);
+  for (const row of sheet) {
+    if (row.rowNo === 1) continue;
     const values = Object.fromEntries(SUBJECT_IMPORT_COLUMNS.map((k) => [k, ''])) as Record<SubjectImportColumn, string>;
     let any = false;
     for (const [col, key] of columnAt) {
-      const text = importCellText(key, row.getCell(col).value);
+      const text = importCellText(key, row.cells[col] ?? null);
       values[key] = text;
       if (text !== '') any = true;
     }
     if (!any) continue;
-    rows.push({ rowNo: r, values });
-    if (rows.length > SUBJECT_IMPORT_LIMITS.maxRows) throw fileProblem(lang, 'validation.importTooManyRows', { max: SUBJECT_IMPORT_LIMITS.maxRows });
+    rows.push({ rowNo: row.rowNo, values });
   }
   if (rows.length === 0) throw fileProblem(lang, 'subjectsExcel.importEmpty');
   return rows;

@@ -6,7 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { LANGUAGES, USER_IMPORT_COLUMNS, USER_IMPORT_LIMITS, type Language, type UserImportColumn } from '@esource/shared';
 import { AppError } from '../../lib/errors';
-import { cellText, formatTime, normHeader } from '../../lib/excel';
+import { cellText, formatTime, normHeader, readXlsxRows } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
 import type { UserListRecord } from './users.repo';
 
@@ -82,44 +82,36 @@ function headerIndex(): Map<string, UserImportColumn> {
 }
 
 /**
- * Reads the user rows of an uploaded workbook. Whether it is an .xlsx is decided by parsing it, not by its name.
+ * Reads the user rows of an uploaded workbook. Whether it is an .xlsx is decided by its zip directory and by
+ * parsing it, not by its name; limits hold before parsing and rows are streamed in a worker (readXlsxRows).
  * Entirely empty rows are skipped.
  */
 export async function readUserSheet(buffer: Buffer, lang: Language): Promise<SheetRow[]> {
-  const wb = new ExcelJS.Workbook();
-  try {
-    await wb.xlsx.load(buffer as unknown as Parameters<typeof wb.xlsx.load>[0]);
-  } catch {
-    throw invalid('file', 'validation.importNotXlsx', {}, lang);
-  }
-  const ws = wb.worksheets[0];
-  if (!ws) throw invalid('file', 'validation.importNotXlsx', {}, lang);
+  const sheet = await readXlsxRows(buffer, lang, USER_IMPORT_LIMITS.maxRows);
   const index = headerIndex();
   const norm = normHeader;
   const columnAt = new Map<number, UserImportColumn>();
-  ws.getRow(1).eachCell({ includeEmpty: false }, (cell, col) => {
-    const key = index.get(norm(cellText(cell.value)));
-    if (key && ![...columnAt.values()].includes(key)) columnAt.set(col, key);
+  const head = sheet[0]?.rowNo === 1 ? sheet[0].cells : [];
+  head.forEach((v, i) => {
+    const key = index.get(norm(cellText(v)));
+    if (key && ![...columnAt.values()].includes(key)) columnAt.set(i, key);
   });
   const present = new Set(columnAt.values());
   const missing = REQUIRED_COLUMNS.find((c) => !present.has(c));
   if (missing) throw invalid('file', 'validation.importMissingColumn', { column: header(lang, missing) }, lang);
 
   const rows: SheetRow[] = [];
-  for (let r = 2; r <= ws.rowCount; r++) {
-    const row = ws.getRow(r);
+  for (const row of sheet) {
+    if (row.rowNo === 1) continue;
     const values = Object.fromEntries(USER_IMPORT_COLUMNS.map((k) => [k, ''])) as Record<UserImportColumn, string>;
     let any = false;
     for (const [col, key] of columnAt) {
-      const text = cellText(row.getCell(col).value);
+      const text = cellText(row.cells[col] ?? null);
       values[key] = text;
       if (text !== '') any = true;
     }
     if (!any) continue;
-    rows.push({ rowNo: r, values });
-    if (rows.length > USER_IMPORT_LIMITS.maxRows) {
-      throw invalid('file', 'validation.importTooManyRows', { max: USER_IMPORT_LIMITS.maxRows }, lang);
-    }
+    rows.push({ rowNo: row.rowNo, values });
   }
   if (rows.length === 0) throw invalid('file', 'validation.importEmpty', {}, lang);
   return rows;
