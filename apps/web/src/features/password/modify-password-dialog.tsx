@@ -8,6 +8,7 @@ import {
   updatePassword,
   type PasswordChangeValues,
 } from './password-change-form';
+import { validFields } from '../../lib/validate-form';
 
 export { StrengthMeter, updatePassword } from './password-change-form';
 
@@ -27,7 +28,8 @@ export default function ModifyPasswordDialog({
   const [busy, setBusy] = useState(false);
 
   const submit = async () => {
-    const v = await form.validateFields();
+    const v = await validFields(form);
+    if (!v) return;
     setBusy(true);
     try {
       await updatePassword(userId, v.oldPwd, v.newPwd);

@@ -25,6 +25,7 @@ import { applyPageQuery, centerApplyApi } from '../api/center-apply-api';
 import { usePms } from '../../audit/lib/use-pms';
 import { useSession } from '../../session/session-store';
 import { PagedTable } from '../../../components/paged-table';
+import { validFields } from '../../../lib/validate-form';
 
 const TABS: { key: 'ing' | 'pass' | 'unpass'; status: number; permission: Permission }[] = [
   { key: 'ing', status: CENTER_APPLY_STATUS.ing, permission: 'apply:ing:query' },
@@ -194,7 +195,7 @@ function ReviewDialog({ row, onClose }: { row: CenterApplyRow | null; onClose: (
       open={row !== null}
       title={t('reviewTitle', { org: row?.orgName ?? '', project: row?.projectNo ?? '' })}
       onCancel={onClose}
-      onOk={() => void form.validateFields().then((v) => m.mutate(v))}
+      onOk={() => void validFields(form).then((v) => v && m.mutate(v))}
       confirmLoading={m.isPending}
       destroyOnHidden
       okText={t('submit')}
@@ -251,7 +252,7 @@ function ApplyDialog({ open, onClose }: { open: boolean; onClose: () => void }) 
       open={open}
       title={t('applyTitle')}
       onCancel={onClose}
-      onOk={() => void form.validateFields().then((v) => m.mutate(v))}
+      onOk={() => void validFields(form).then((v) => v && m.mutate(v))}
       confirmLoading={m.isPending}
       destroyOnHidden
       okText={t('submit')}

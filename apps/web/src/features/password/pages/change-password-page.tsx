@@ -19,6 +19,7 @@ import {
   updatePassword,
   type PasswordChangeValues,
 } from '../password-change-form';
+import { validFields } from '../../../lib/validate-form';
 
 /**
  * The forced change of an initial password (issued by an administrator). The guard sends every page here until
@@ -52,8 +53,8 @@ function ChangePassword() {
   const [busy, setBusy] = useState(false);
 
   const submit = async () => {
-    const v = await form.validateFields();
-    if (userId === null) return;
+    const v = await validFields(form);
+    if (!v || userId === null) return;
     setBusy(true);
     try {
       await updatePassword(userId, v.oldPwd, v.newPwd);

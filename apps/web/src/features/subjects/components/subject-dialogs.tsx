@@ -9,6 +9,7 @@ import { useSession } from '../../session/session-store';
 import { mySitesQuery, subjectsApi, type SubjectInput } from '../api/subjects-api';
 import { allowedTargets, IDENTIFIER_FIELDS, reasonRequired } from '../subject-logic';
 import { StatusTag } from './status-tag';
+import { validFields } from '../../../lib/validate-form';
 
 interface SubjectFormValues {
   siteId?: number;
@@ -58,7 +59,8 @@ export function SubjectDialog({
   const siteOptions = (sites.data ?? []).map((s) => ({ value: s.id, label: `${s.siteNo} ${s.name}` }));
 
   const submit = async () => {
-    const v = await form.validateFields();
+    const v = await validFields(form);
+    if (!v) return;
     setBusy(true);
     setGeneral(null);
     const body: SubjectInput = {

@@ -53,6 +53,7 @@ import { VisitStateTag } from '../components/visit-state-tag';
 import { allowedTargets, IDENTIFIER_FIELDS, intParam } from '../subject-logic';
 import '../subjects.css';
 import { currentVisitLabel, formPercent } from '../subject-excel';
+import { validFields } from '../../../lib/validate-form';
 
 const ENTRY_KEYS = ['visitId', 'formId', 'unscheduledId', 'repeatNo'] as const;
 
@@ -519,7 +520,8 @@ function UnscheduledDialog({ subject, onClose }: { subject: SubjectRow; onClose:
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const submit = async () => {
-    const v = await form.validateFields();
+    const v = await validFields(form);
+    if (!v) return;
     setBusy(true);
     setError(null);
     try {
