@@ -49,6 +49,7 @@ export const NAMESPACES = [
   'centerApply',
   'subjects',
   'ecrf',
+  'messages',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

@@ -172,6 +172,16 @@ export const ROUTES: readonly AppRoute[] = [
     module: 1,
   },
   {
+    // the message centre: reached from the message badge and the user menu
+    id: 'messages',
+    path: '/messages',
+    page: () => import('../features/messages/pages/messages-page'),
+    shell: true,
+    sideBar: false,
+    hidden: true,
+    module: 1,
+  },
+  {
     id: 'edcLink',
     path: '/edc-link',
     page: placeholder,

@@ -1,12 +1,16 @@
+import { useState } from 'react';
 import { Badge, Button, Popover, Tooltip, Typography } from 'antd';
 import { BellOutlined, SearchOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api-client';
 
 /** Message badge (spec §2, §7: POST /message/manager/badgeInfo; a 401 here does not open the expiry dialog). */
 export function MessageBadge({ token }: { token: string | null }) {
   const { t } = useTranslation('layout');
+  const navigate = useNavigate();
+  const [open, setOpen] = useState(false);
   const q = useQuery({
     queryKey: ['badge', token],
     queryFn: () =>
@@ -25,12 +29,25 @@ export function MessageBadge({ token }: { token: string | null }) {
       trigger="click"
       placement="bottomRight"
       title={t('messages')}
+      open={open}
+      onOpenChange={setOpen}
       content={
         <div style={{ maxWidth: 260 }}>
-          <Typography.Paragraph style={{ marginBottom: 4 }}>
+          <Typography.Paragraph style={{ marginBottom: 8 }} data-testid="message-badge-count">
             {t('messagesCount', { unread, total: q.data?.total ?? 0 })}
           </Typography.Paragraph>
-          <Typography.Text type="secondary">{t('messagesLater')}</Typography.Text>
+          <Button
+            type="primary"
+            size="small"
+            block
+            onClick={() => {
+              setOpen(false);
+              void navigate('/messages');
+            }}
+            data-testid="message-badge-open"
+          >
+            {t('openMessages')}
+          </Button>
         </div>
       }
     >
