@@ -5,7 +5,7 @@ import { I18nextProvider } from 'react-i18next';
 import { emptyTableCells, mergeDown, mergeRight, type FormComponent, type ItemValues } from '@esource/shared';
 import { initI18n, i18n } from '../../i18n/i18n';
 import { FormRenderer } from './form-renderer';
-import { applyConditions, roundTo, shownVariables, validateForm, type FieldErrors, type RenderableForm } from './renderer-logic';
+import { applyConditions, formWarnings, roundTo, shownVariables, validateForm, type FieldErrors, type RenderableForm } from './renderer-logic';
 
 beforeAll(() => {
   initI18n('en_US');
@@ -67,8 +67,23 @@ describe('renderer rules', () => {
     const comps = [SEX, PREG, WEIGHT, { ...WEIGHT, id: 'c9', variable: 'H', hidden: true, required: true }];
     expect(validateForm(comps, {})).toEqual({ SEX: { key: 'required' } });
     expect(validateForm(comps, { SEX: '2' })).toEqual({ PREG: { key: 'required' } });
-    expect(validateForm(comps, { SEX: '1', WEIGHT: 0.5 })).toEqual({ WEIGHT: { key: 'min', params: { min: 1 } } });
-    expect(validateForm(comps, { SEX: '1', WEIGHT: 501 })).toEqual({ WEIGHT: { key: 'max', params: { max: 500 } } });
+    const range = { key: 'range', params: { min: 1, max: 500, unit: 'kg', range: '1–500 kg' } };
+    expect(validateForm(comps, { SEX: '1', WEIGHT: 0.5 })).toEqual({ WEIGHT: range });
+    expect(validateForm(comps, { SEX: '1', WEIGHT: 501 })).toEqual({ WEIGHT: range });
+    // a soft range: no error, a warning
+    const soft = [SEX, { ...WEIGHT, softRange: true }];
+    expect(validateForm(soft, { SEX: '1', WEIGHT: 501 })).toEqual({});
+    expect(formWarnings(soft, { SEX: '1', WEIGHT: 501 })).toEqual({ WEIGHT: range });
+  });
+
+  it('dates: real calendar days only, no future unless allowed, a datetime needs its time', () => {
+    const clock = { today: '2026-03-10', now: '2026-03-10 09:30' };
+    const D: FormComponent = { id: 'd', type: 'date', label: 'd', variable: 'BRTHDTC' };
+    const T: FormComponent = { id: 't', type: 'datetime', label: 't', variable: 'VSDTC' };
+    expect(validateForm([D], { BRTHDTC: '1980-02-31' }, clock)).toEqual({ BRTHDTC: { key: 'date', params: { range: '' } } });
+    expect(validateForm([D], { BRTHDTC: '2030-01-01' }, clock).BRTHDTC?.key).toBe('future');
+    expect(validateForm([T], { VSDTC: '2026-03-01' }, clock).VSDTC?.key).toBe('timeMissing');
+    expect(validateForm([T], { VSDTC: '2026-03-01 08:00' }, clock)).toEqual({});
   });
 });
 

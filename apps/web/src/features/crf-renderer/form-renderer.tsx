@@ -13,6 +13,8 @@ export interface FormRendererProps {
   onChange?: (values: ItemValues) => void;
   /** errors to show, by variable (see validateForm / useCrfForm) */
   errors?: FieldErrors;
+  /** data-quality warnings to show where there is no error (see formWarnings: outside a soft range) */
+  warnings?: FieldErrors;
   /** the whole form is read-only */
   readOnly?: boolean;
   /** the reader's language; labels fall back to the primary label */
@@ -33,6 +35,7 @@ export function FormRenderer({
   values,
   onChange,
   errors = {},
+  warnings = {},
   readOnly,
   language,
   errorTexts,
@@ -52,11 +55,16 @@ export function FormRenderer({
 
   const errorText = (e: FieldError | undefined, variable?: string): string | undefined =>
     (variable ? errorTexts?.[variable] : undefined) ?? (e ? t(`error.${e.key}`, e.params) : undefined);
+  const warningText = (variable: string): string | undefined => {
+    const w = warnings[variable];
+    return w ? t(`warning.${w.key}`, w.params) : undefined;
+  };
 
   const fieldItem = (f: FieldComponent): ReactNode => {
     if (!shown.has(f.variable) || f.hidden) return null;
     const e = errors[f.variable];
     const msg = errorText(e, f.variable);
+    const warn = msg ? undefined : warningText(f.variable);
     const extra = itemExtra?.(f);
     return (
       <Form.Item
@@ -73,8 +81,8 @@ export function FormRenderer({
           )
         }
         required={Boolean(f.required)}
-        validateStatus={msg ? 'error' : undefined}
-        help={msg}
+        validateStatus={msg ? 'error' : warn ? 'warning' : undefined}
+        help={msg ?? (warn ? <span data-testid={`crf-warning-${f.variable}`}>{warn}</span> : undefined)}
         className="crf-item"
       >
         <FieldControl
@@ -108,6 +116,7 @@ export function FormRenderer({
                     const visible = f && shown.has(f.variable) && !f.hidden;
                     const e = f ? errors[f.variable] : undefined;
                     const msg = f ? errorText(e, f.variable) : undefined;
+                    const warn = f && !msg ? warningText(f.variable) : undefined;
                     return (
                       <td
                         key={`${c.row}-${c.col}`}
@@ -139,6 +148,11 @@ export function FormRenderer({
                               ariaLabel={labelFor(f, lang)}
                             />
                             {msg ? <div className="crf-cell-error">{msg}</div> : null}
+                            {warn ? (
+                              <div className="crf-cell-warning" data-testid={`crf-warning-${f.variable}`}>
+                                {warn}
+                              </div>
+                            ) : null}
                           </div>
                         ) : null}
                       </td>

@@ -3,7 +3,9 @@ export { FieldControl } from './field-control';
 export { useCrfForm } from './use-crf-form';
 export {
   applyConditions,
+  browserClock,
   fieldError,
+  formWarnings,
   isEmptyValue,
   labelFor,
   roundTo,

@@ -1,4 +1,15 @@
-import { formFields, isShown, type FieldComponent, type FormComponent, type ItemValues } from '@esource/shared';
+import dayjs from 'dayjs';
+import {
+  formFields,
+  rangeText,
+  settleConditions,
+  valueIssue,
+  type FieldComponent,
+  type FormComponent,
+  type ItemValues,
+  type ValueClock,
+  type ValueIssueCode,
+} from '@esource/shared';
 
 /**
  * The pure rules of the eCRF renderer: which items show (display conditions, evaluated with the same filtrex
@@ -14,8 +25,8 @@ export interface RenderableForm {
 }
 
 export interface FieldError {
-  /** key in the `crf` namespace, under `error.` */
-  key: 'required' | 'number' | 'min' | 'max';
+  /** key in the `crf` namespace, under `error.` (the shared value rules' codes, and 'required') */
+  key: 'required' | ValueIssueCode;
   params?: Record<string, string | number>;
 }
 export type FieldErrors = Record<string, FieldError>;
@@ -34,58 +45,56 @@ export function roundTo(n: number, precision: number | undefined): number {
 
 /**
  * Variables of the fields whose display condition holds (a table's condition applies to its cells). Conditions
- * read the values as they are after the hidden items are cleared, so a chain (A shows B, B shows C) settles.
+ * read the values as they are after the hidden items are cleared, so a chain (A shows B, B shows C) settles —
+ * the shared `settleConditions`, which the server applies on save.
  */
 export function shownVariables(components: readonly FormComponent[], values: ItemValues): Set<string> {
-  return shownAndSettled(components, values).shown;
-}
-
-function shownAndSettled(components: readonly FormComponent[], values: ItemValues): { shown: Set<string>; values: ItemValues } {
-  let current: ItemValues = values;
-  const all = formFields(components);
-  // at most one pass per field: each pass can only hide more
-  for (let pass = 0; pass <= all.length; pass++) {
-    const shown = new Set<string>();
-    for (const c of components) {
-      if (c.type === 'table') {
-        if (!isShown(c.displayCondition, current)) continue;
-        for (const cell of c.cells) if (cell.component && isShown(cell.component.displayCondition, current)) shown.add(cell.component.variable);
-      } else if (isShown(c.displayCondition, current)) shown.add(c.variable);
-    }
-    const hiddenWithValue = all.filter((f) => !shown.has(f.variable) && !isEmptyValue(current[f.variable]));
-    if (hiddenWithValue.length === 0) return { shown, values: current };
-    const drop = new Set(hiddenWithValue.map((f) => f.variable));
-    current = Object.fromEntries(Object.entries(current).filter(([k]) => !drop.has(k)));
-  }
-  return { shown: new Set(), values: current };
+  return settleConditions(components, values).shown;
 }
 
 /** The values with every item a display condition hides cleared (what is kept, and what the server gets). */
 export function applyConditions(components: readonly FormComponent[], values: ItemValues): ItemValues {
-  return shownAndSettled(components, values).values;
+  return settleConditions(components, values).values;
 }
 
-/** Errors of the fields that show and are not statically hidden: required, number shape, min / max. */
-export function validateForm(components: readonly FormComponent[], values: ItemValues): FieldErrors {
+/** The user's own wall clock, for the future-date rule (the server allows for every time zone). */
+export function browserClock(): ValueClock {
+  const now = dayjs();
+  return { today: now.format('YYYY-MM-DD'), now: now.format('YYYY-MM-DD HH:mm') };
+}
+
+/**
+ * Errors of the fields that show and are not statically hidden: required, and the shared value rules (number,
+ * precision, hard range, real calendar dates and times, partial dates, future dates) — what the server refuses.
+ */
+export function validateForm(components: readonly FormComponent[], values: ItemValues, clock: ValueClock = browserClock()): FieldErrors {
+  return checkShown(components, values, (f, v) => fieldError(f, v, clock));
+}
+
+/** Data-quality warnings of the fields that show: values outside a soft range (saved, and flagged). */
+export function formWarnings(components: readonly FormComponent[], values: ItemValues): FieldErrors {
+  return checkShown(components, values, (f, v) => {
+    const i = valueIssue(f, v);
+    return i?.soft ? { key: i.code, params: { ...i.params, range: rangeText(i.params) } } : null;
+  });
+}
+
+function checkShown(components: readonly FormComponent[], values: ItemValues, check: (f: FieldComponent, v: unknown) => FieldError | null): FieldErrors {
   const shown = shownVariables(components, values);
-  const errors: FieldErrors = {};
+  const out: FieldErrors = {};
   for (const f of formFields(components)) {
     if (!shown.has(f.variable) || f.hidden) continue;
-    const e = fieldError(f, values[f.variable]);
-    if (e) errors[f.variable] = e;
+    const e = check(f, values[f.variable]);
+    if (e) out[f.variable] = e;
   }
-  return errors;
+  return out;
 }
 
-export function fieldError(f: FieldComponent, v: unknown): FieldError | null {
+export function fieldError(f: FieldComponent, v: unknown, clock?: ValueClock): FieldError | null {
   if (isEmptyValue(v)) return f.required ? { key: 'required' } : null;
-  if (f.type === 'number') {
-    const n = typeof v === 'number' ? v : Number(v);
-    if (!Number.isFinite(n)) return { key: 'number' };
-    if (f.min !== undefined && n < f.min) return { key: 'min', params: { min: f.min } };
-    if (f.max !== undefined && n > f.max) return { key: 'max', params: { max: f.max } };
-  }
-  return null;
+  const i = valueIssue(f, v, clock);
+  if (!i || i.soft) return null;
+  return { key: i.code, params: { ...i.params, range: rangeText(i.params) } };
 }
 
 /** The label in the reader's language (English label when there is one). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   changedVariables,
+  clearedVariables,
   fieldMessages,
   needReason,
   rebase,
@@ -24,9 +25,18 @@ describe('changed items', () => {
     const values = { BRTHDTC: '1981-01-02', SEX: '2', PREG: 'N', ETHNIC: 'OTHER', X: 'new' };
     expect(changedVariables(stored, values, all)).toEqual(['BRTHDTC', 'ETHNIC', 'X']);
   });
-  it('leaves out items a condition hides (the server clears them with its own reason)', () => {
+  it('includes the saved values a condition now hides: they are cleared, and the user is told and asked why', () => {
     const values = { BRTHDTC: '1980-01-02', SEX: '1', ETHNIC: 'HAN' };
-    expect(changedVariables(stored, values, new Set(['BRTHDTC', 'SEX', 'ETHNIC']))).toEqual(['SEX']);
+    const shown = new Set(['BRTHDTC', 'SEX', 'ETHNIC']);
+    const changed = changedVariables(stored, values, shown);
+    expect(changed).toEqual(['PREG', 'SEX']);
+    expect(clearedVariables(stored, changed, shown)).toEqual(['PREG']);
+    // both need a reason (saved, not drafts); PREG is sent as cleared
+    expect(needReason(stored, changed)).toEqual(['PREG', 'SEX']);
+    expect(saveItems(values, changed, { PREG: 'male subject', SEX: 'typo' })).toEqual([
+      { variable: 'PREG', value: null, reason: 'male subject' },
+      { variable: 'SEX', value: '1', reason: 'typo' },
+    ]);
   });
   it('treats empty values alike and numbers by their text', () => {
     expect(sameValue(null, '')).toBe(true);

@@ -1,10 +1,10 @@
 import { ENTRY_MODE, type ItemValues } from '@esource/shared';
 
 /**
- * The eCRF entry's pure rules: what the editor sends (the items that changed from what it loaded, leaving out
- * the ones a display condition now hides, which the server clears itself), which of them need a reason (a value
- * saved other than as a draft and now changed), re-applying the user's edits on top of a reloaded form, and
- * the text of a value for the history.
+ * The eCRF entry's pure rules: what the editor sends (the items that changed from what it loaded, and the saved
+ * values a display condition now hides, sent as cleared so that the user sees them and gives a reason), which of
+ * them need a reason (a value saved other than as a draft and now changed or cleared), re-applying the user's
+ * edits on top of a reloaded form, and the text of a value for the history.
  */
 
 export interface StoredValue {
@@ -34,14 +34,24 @@ export function plainValues(stored: StoredValues): ItemValues {
   return Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, v.value]));
 }
 
-/** Variables whose value differs from the loaded one, among the items that show (hidden ones are cleared by the server). */
+/**
+ * Variables whose value differs from the loaded one: the items that show and were changed, and the items a
+ * display condition now hides whose loaded value the save will clear (see clearedVariables).
+ */
 export function changedVariables(
   stored: StoredValues,
   values: ItemValues,
   shown: ReadonlySet<string>,
 ): string[] {
   const vars = new Set([...Object.keys(stored), ...Object.keys(values)]);
-  return [...vars].filter((k) => shown.has(k) && !sameValue(stored[k]?.value, values[k])).sort();
+  return [...vars]
+    .filter((k) => (shown.has(k) ? !sameValue(stored[k]?.value, values[k]) : !emptyValue(stored[k]?.value)))
+    .sort();
+}
+
+/** Of the changed variables, those whose loaded value is cleared because a display condition now hides them. */
+export function clearedVariables(stored: StoredValues, changed: readonly string[], shown: ReadonlySet<string>): string[] {
+  return changed.filter((k) => !shown.has(k) && !emptyValue(stored[k]?.value));
 }
 
 /** Of the changed variables, those whose stored value was saved (not a draft) and not empty: changing them needs a reason. */

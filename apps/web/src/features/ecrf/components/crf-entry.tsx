@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Alert, App, Button, Drawer, Form, Input, Modal, Result, Skeleton, Space, Typography } from 'antd';
+import { Alert, App, Button, Drawer, Modal, Result, Skeleton, Space, Typography } from 'antd';
 import {
   CheckCircleOutlined,
   DeleteOutlined,
@@ -23,20 +23,22 @@ import {
 import { ApiError } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
-import { FormRenderer, labelFor, shownVariables, validateForm, type FieldErrors } from '../../crf-renderer';
+import { FormRenderer, formWarnings, labelFor, shownVariables, validateForm, type FieldErrors } from '../../crf-renderer';
 import { ReasonDialog } from '../../subjects/components/subject-dialogs';
 import { crfQuery, ecrfApi, type CrfKey, type CrfView } from '../api/ecrf-api';
 import {
   changedVariables,
+  clearedVariables,
+  emptyValue,
   fieldMessages,
   needReason,
   plainValues,
   rebase,
   saveItems,
-  valueText,
   type StoredValues,
 } from '../ecrf-logic';
 import { ItemHistory } from './item-history';
+import { ChangeReasonDialog } from './change-reason-dialog';
 import { CrfStatusTag } from './status';
 import '../ecrf.css';
 
@@ -83,8 +85,7 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
   const [stale, setStale] = useState<string | null>(null);
   const [kept, setKept] = useState<string[] | null>(null);
   const [busy, setBusy] = useState(false);
-  const [asking, setAsking] = useState<{ mode: number; vars: string[] } | null>(null);
-  const [reasons, setReasons] = useState<Record<string, string>>({});
+  const [asking, setAsking] = useState<{ mode: number; vars: string[]; cleared: string[] } | null>(null);
   const [dialog, setDialog] = useState<'uncertify' | 'deleteRepeat' | null>(null);
   const initFor = useRef<string | null>(null);
 
@@ -112,6 +113,13 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
     [definition, values],
   );
   const changed = loaded ? changedVariables(loaded.stored, values, shown) : [];
+  // value rules as the user types (a range, an impossible or future date); 'required' waits for a save
+  const liveErrors = useMemo(() => {
+    if (!definition) return {};
+    const all = validateForm(definition.components, values);
+    return Object.fromEntries(Object.entries(all).filter(([, e]) => e.key !== 'required'));
+  }, [definition, values]);
+  const warnings = useMemo(() => (definition ? formWarnings(definition.components, values) : {}), [definition, values]);
   const status = view?.instance?.status ?? CRF_STATUS.notStarted;
   const certified = status === CRF_STATUS.certified;
   const canSave = allowed('crf:result:save');
@@ -139,7 +147,6 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
       const v = await ecrfApi.save(crfKey, loaded.version, mode, saveItems(values, changed, withReasons));
       await after(v);
       setAsking(null);
-      setReasons({});
       void message.success(mode === ENTRY_MODE.stash ? t('saved.draft') : t('saved.done'));
     } catch (e) {
       setAsking(null);
@@ -155,17 +162,18 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
 
   const save = (mode: number) => {
     if (!definition || !loaded) return;
-    if (mode !== ENTRY_MODE.stash) {
-      const errs = validateForm(definition.components, values);
-      setErrors(errs);
-      if (Object.keys(errs).length) {
-        setGeneral(t('fixErrors'));
-        return;
-      }
-    } else setErrors({});
+    // a draft skips required items, never the value rules (the server refuses an impossible value in any mode)
+    const all = validateForm(definition.components, values);
+    const errs = mode === ENTRY_MODE.stash ? Object.fromEntries(Object.entries(all).filter(([, e]) => e.key !== 'required')) : all;
+    setErrors(errs);
+    if (Object.keys(errs).length) {
+      setGeneral(t('fixErrors'));
+      return;
+    }
     const need = needReason(loaded.stored, changed);
-    if (need.length) {
-      setAsking({ mode, vars: need });
+    const cleared = clearedVariables(loaded.stored, changed, shown);
+    if (need.length || cleared.length) {
+      setAsking({ mode, vars: need, cleared });
       return;
     }
     void send(mode, {});
@@ -389,7 +397,12 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
             definition={definition}
             values={values}
             onChange={setValues}
-            errors={errors}
+            errors={{
+              ...liveErrors,
+              // 'required' marks from the last save, until the item is filled in
+              ...Object.fromEntries(Object.entries(errors).filter(([k, e]) => e.key === 'required' && emptyValue(values[k]))),
+            }}
+            warnings={warnings}
             errorTexts={serverErrors}
             readOnly={readOnly}
             language={language}
@@ -402,51 +415,22 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
         </div>
       )}
       {asking && loaded ? (
-        <Modal
-          open
-          title={t('reason.title')}
-          okText={t('reason.ok')}
-          cancelText={t('reason.cancel')}
-          width={640}
-          confirmLoading={busy}
-          okButtonProps={{
-            disabled: asking.vars.some((v) => !reasons[v]?.trim()),
-            'data-testid': 'reason-ok',
-          }}
+        <ChangeReasonDialog
+          need={asking.vars}
+          cleared={asking.cleared}
+          stored={loaded.stored}
+          values={values}
+          fieldOf={fieldOf}
+          language={language}
+          busy={busy}
           onCancel={() => setAsking(null)}
-          onOk={() => void send(asking.mode, reasons)}
-        >
-          <Typography.Paragraph type="secondary">{t('reason.hint')}</Typography.Paragraph>
-          <Form layout="vertical">
-            {asking.vars.map((v) => {
-              const f = fieldOf(v);
-              const options = f?.options?.map((o) => ({ value: o.value, label: labelFor(o, language) }));
-              return (
-                <Form.Item
-                  key={v}
-                  required
-                  label={
-                    <span>
-                      {f ? labelFor(f, language) : v}:{' '}
-                      <Typography.Text delete type="secondary">
-                        {valueText(loaded.stored[v]?.value, options)}
-                      </Typography.Text>{' '}
-                      → <strong>{valueText(values[v], options)}</strong>
-                    </span>
-                  }
-                >
-                  <Input
-                    maxLength={500}
-                    value={reasons[v] ?? ''}
-                    onChange={(e) => setReasons((r) => ({ ...r, [v]: e.target.value }))}
-                    placeholder={t('reason.placeholder')}
-                    data-testid={`reason-${v}`}
-                  />
-                </Form.Item>
-              );
-            })}
-          </Form>
-        </Modal>
+          onOk={(reasons) => void send(asking.mode, reasons)}
+        />
+      ) : null}
+      {dialog === 'certify' && view?.instance ? (
+        <SignatureDialog title={t('signature.title')} okText={t('certify.button')} onSign={certify} onClose={() => setDialog(null)}>
+          <Typography.Paragraph>{t('signature.what', { what: formTitle })}</Typography.Paragraph>
+        </SignatureDialog>
       ) : null}
       {dialog === 'uncertify' && view?.instance ? (
         <ReasonDialog

@@ -46,7 +46,26 @@ function HistoryTable({ instanceId, field }: { instanceId: number; field: FieldC
             </span>
           ),
         },
-        { title: t('history.reason'), dataIndex: 'reason', render: (v: string | null) => v ?? '—' },
+        {
+          title: t('history.reason'),
+          key: 'reason',
+          // the reason is the user's; why the row exists when they did not type the value is a marker of ours
+          render: (_: unknown, r) => (
+            <span>
+              {r.cause === 'condition' ? (
+                <Tag color="orange" data-testid="history-cleared">
+                  {t('history.clearedByCondition')}
+                </Tag>
+              ) : null}
+              {r.quality ? (
+                <Tag color="gold" data-testid="history-quality">
+                  {t('history.quality')}
+                </Tag>
+              ) : null}
+              {r.reason ?? (r.cause || r.quality ? null : '—')}
+            </span>
+          ),
+        },
         {
           title: t('history.mode'),
           dataIndex: 'entryMode',

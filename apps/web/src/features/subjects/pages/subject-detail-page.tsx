@@ -155,7 +155,12 @@ export default function SubjectDetailPage() {
           context={`${s.ptsNo} · ${entryVisit ? `${entryVisit.code} ${entryVisit.name}` : ''}`}
           repeats={entryForm?.instances.map((i) => i.repeatNo)}
           onClose={() => setQuery(Object.fromEntries(ENTRY_KEYS.map((k) => [k, null])))}
-          onChanged={() => void qc.invalidateQueries({ queryKey: ['subjects', 'visits'] })}
+          // a save, certify, uncertify or deleted repeat moves the header's form progress and current visit
+          // (['subjects', 'one']), the schedule and the lists, and the calendar's occurrences
+          onChanged={() => {
+            void qc.invalidateQueries({ queryKey: ['subjects'] });
+            void qc.invalidateQueries({ queryKey: ['visits', 'occurrences'] });
+          }}
           onOpenRepeat={(n) => setQuery({ repeatNo: n })}
         />
       ) : null}
@@ -532,7 +537,8 @@ function UnscheduledDialog({ subject, onClose }: { subject: SubjectRow; onClose:
         label: v.label?.trim() || undefined,
       });
       void message.success(t('unscheduled.done'));
-      await qc.invalidateQueries({ queryKey: ['subjects', 'visits'] });
+      // its forms count in the subject's form progress too
+      await qc.invalidateQueries({ queryKey: ['subjects'] });
       onClose();
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
