@@ -427,11 +427,6 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
           onOk={(reasons) => void send(asking.mode, reasons)}
         />
       ) : null}
-      {dialog === 'certify' && view?.instance ? (
-        <SignatureDialog title={t('signature.title')} okText={t('certify.button')} onSign={certify} onClose={() => setDialog(null)}>
-          <Typography.Paragraph>{t('signature.what', { what: formTitle })}</Typography.Paragraph>
-        </SignatureDialog>
-      ) : null}
       {dialog === 'uncertify' && view?.instance ? (
         <ReasonDialog
           title={t('uncertify.title')}
