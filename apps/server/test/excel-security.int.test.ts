@@ -1,13 +1,16 @@
 /**
- * Excel import limits (security issue item 6), over real HTTP on the embedded PostgreSQL: a 100,000-row file is
- * refused quickly with the row-limit message; a zip bomb is refused on its declared sizes without inflating;
- * an archive that lies about its sizes is refused as soon as inflation passes the declaration; and while an
- * import is parsed (in a worker thread) the API keeps answering.
+ * Excel security (security issue items 6 and 10), over real HTTP on the embedded PostgreSQL. Imports: a
+ * 100,000-row file is refused quickly with the row-limit message; a zip bomb is refused on its declared sizes
+ * without inflating; an archive that lies about its sizes is refused as soon as inflation passes the
+ * declaration; while an import is parsed (in a worker thread) the API keeps answering. Exports: text that a
+ * spreadsheet would run as a formula comes back as text.
  */
 import { Writable } from 'node:stream';
 import { crc32, deflateRawSync, inflateRawSync, constants as zc } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
+import { and, eq } from 'drizzle-orm';
+import { sites, users } from '../src/db/schema';
 import { ArchiveError, checkArchive, readCentralDirectory, verifyInflation } from '../src/lib/xlsx-archive';
 import { startTestServer, type TestServer } from './harness';
 
@@ -226,5 +229,47 @@ describe('row limits are enforced while streaming, off the request thread', () =
     expect(latencies.length).toBeGreaterThan(0);
     // the event loop stalled for 8 s when parsing ran on it
     expect(max).toBeLessThan(1000);
+  });
+});
+
+describe('exports neutralise formulas (CSV/formula injection)', () => {
+  async function download(path: string, token: string) {
+    const res = await fetch(`${s.api.base}/api${path}`, { headers: { token, proId: '1', proType: 'PRO', language: 'en_US' } });
+    expect(res.status).toBe(200);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(await res.arrayBuffer());
+    return wb.worksheets[0]!;
+  }
+  const cellsOf = (ws: ExcelJS.Worksheet) => {
+    const out: ExcelJS.CellValue[] = [];
+    ws.eachRow((row) => row.eachCell((c) => out.push(c.value)));
+    return out;
+  };
+
+  it("exports a user's name '=HYPERLINK(...)' as the text \"'=HYPERLINK(...)\", not a formula", async () => {
+    const evil = '=HYPERLINK("http://x.io","x")';
+    await s.database.db.update(users).set({ name: evil }).where(eq(users.account, 'crc2'));
+    const cells = cellsOf(await download('/system/user/export', admin));
+    expect(cells).toContain(`'${evil}`);
+    expect(cells).not.toContain(evil);
+    expect(cells.some((v) => v !== null && typeof v === 'object' && 'formula' in v)).toBe(false);
+  });
+
+  it('exports subject initials starting with = + - @ as text', async () => {
+    const [site] = await s.database.db.select().from(sites).where(and(eq(sites.projectId, 1), eq(sites.env, 'PRO'), eq(sites.siteNo, '01')));
+    const siteId = site!.id;
+    for (const [no, initials] of [['FX-1', '=1+2'], ['FX-2', '@SUM(A1)'], ['FX-3', '+1'], ['FX-4', '-1']] as const) {
+      const r = await s.api.post('/project/managePts/add', {
+        token: crc1,
+        headers: { proId: '1', proType: 'PRO' },
+        form: { siteId, firstVisitDate: '2026-11-01', ptsNo: no, initials },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+    }
+    const cells = cellsOf(await download('/project/manage/ptsExport?keyword=FX-', crc1));
+    for (const v of ['=1+2', '@SUM(A1)', '+1', '-1']) {
+      expect(cells).toContain(`'${v}`);
+      expect(cells).not.toContain(v);
+    }
   });
 });

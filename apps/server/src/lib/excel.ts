@@ -230,3 +230,19 @@ export async function readXlsxRows(buffer: Buffer, lang: Language, maxRows: numb
       throw importFileProblem(lang, 'validation.importNotXlsx');
   }
 }
+
+/**
+ * A text cell that a spreadsheet would run as a formula (= + - @, or a leading tab / carriage return) gets a
+ * leading apostrophe, as OWASP advises against CSV/formula injection: a subject's initials of
+ * '=HYPERLINK("http://evil","x")' must export as text, never as a live link or a DDE call. Numbers, dates and
+ * other values pass unchanged. Every export row goes through `safeRow`.
+ */
+export function neutraliseFormula<T>(value: T): T | string {
+  return typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/** The row with each text cell neutralised (see neutraliseFormula); for every `addRow` of an export. */
+export function safeRow<T extends Record<string, unknown> | unknown[]>(row: T): T {
+  if (Array.isArray(row)) return row.map((v: unknown) => neutraliseFormula(v)) as T;
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, neutraliseFormula(v)])) as T;
+}

@@ -11,6 +11,7 @@ import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { auditEvents } from '../../db/schema';
 import { translator } from '../../lib/i18n';
+import { safeRow } from '../../lib/excel';
 import type { Db } from '../../db/client';
 import { projectEventNames, projectTrail, projectTrailUsers } from './audit.service';
 import { offsetOf, pageOf } from '../../lib/page';
@@ -93,7 +94,7 @@ async function exportXlsx(db: Db, viewer: AuditViewer, where: SQL | undefined, r
   for (let i = 0; i < rows.length; i += PRESENT_BATCH) {
     for (const r of await presentAuditRows(db, viewer, rows.slice(i, i + PRESENT_BATCH))) {
       const d = r.display;
-      ws.addRow({
+      ws.addRow(safeRow({
         time: r.createTime,
         user: r.userName ?? '',
         env: r.env ?? '',
@@ -112,7 +113,7 @@ async function exportXlsx(db: Db, viewer: AuditViewer, where: SQL | undefined, r
         entity: r.entity,
         entityId: r.entityId ?? '',
         fieldCode: r.field ?? '',
-      });
+      }));
     }
   }
   const buf = Buffer.from(await wb.xlsx.writeBuffer());

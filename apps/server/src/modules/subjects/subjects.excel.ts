@@ -27,7 +27,7 @@ import type { Db } from '../../db/client';
 import { sites, subjects } from '../../db/schema';
 import type { ProjectScopedContext } from '../../lib/context';
 import { AppError, type FieldProblem } from '../../lib/errors';
-import { cellText, formatTime, normHeader, readXlsxRows } from '../../lib/excel';
+import { cellText, formatTime, normHeader, readXlsxRows, safeRow } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
 import { parseRow } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
@@ -177,7 +177,7 @@ export function streamSubjectExport(
           formProgress: (r.formsTotal ?? 0) > 0 ? `${r.formsDone ?? 0}/${r.formsTotal}` : '',
           createTime: formatTime(new Date(r.createTime), timeZone),
         };
-        ws.addRow(row).commit();
+        ws.addRow(safeRow(row)).commit();
       }
     }
     ws.commit();

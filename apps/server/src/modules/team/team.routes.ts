@@ -16,6 +16,7 @@ import type { AppDeps } from '../../app-deps';
 import { users } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import { translator } from '../../lib/i18n';
+import { safeRow } from '../../lib/excel';
 import { TeamService } from './team.service';
 
 export function teamRoutes({ database }: AppDeps): RouteSpec[] {
@@ -119,14 +120,14 @@ export function teamRoutes({ database }: AppDeps): RouteSpec[] {
         ];
         ws.getRow(1).font = { bold: true };
         for (const r of rows) {
-          ws.addRow({
+          ws.addRow(safeRow({
             account: r.account,
             name: r.name,
             org: r.orgName ?? '',
             role: `${r.roleCode} ${r.roleName}`,
             sites: r.allSites ? t('team.allSites') : r.sites.map((s) => `${s.siteNo} ${s.name}`).join('; '),
             status: r.status === 1 ? t('team.enabled') : t('team.disabled'),
-          });
+          }));
         }
         const buf = Buffer.from(await wb.xlsx.writeBuffer());
         const name = `${ctx.project.no}-team-${ctx.env}.xlsx`;

@@ -6,7 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { LANGUAGES, USER_IMPORT_COLUMNS, USER_IMPORT_LIMITS, type Language, type UserImportColumn } from '@esource/shared';
 import { AppError } from '../../lib/errors';
-import { cellText, formatTime, normHeader, readXlsxRows } from '../../lib/excel';
+import { cellText, formatTime, normHeader, readXlsxRows, safeRow } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
 import type { UserListRecord } from './users.repo';
 
@@ -131,7 +131,7 @@ export function streamUserExport(lang: Language, timeZone: string, batches: Asyn
   const write = async () => {
     for await (const batch of batches) {
       for (const u of batch) {
-        ws.addRow({
+        ws.addRow(safeRow({
           account: u.account,
           name: u.name,
           phone: u.phone ?? '',
@@ -144,7 +144,7 @@ export function streamUserExport(lang: Language, timeZone: string, batches: Asyn
           status: t(`users.status.${u.status}`, { defaultValue: String(u.status) }),
           lastLoginTime: formatTime(u.lastLoginAt, timeZone),
           createTime: formatTime(u.createdAt, timeZone),
-        }).commit();
+        })).commit();
       }
     }
     ws.commit();
