@@ -34,6 +34,15 @@ test('Modify Password shows each validation message and the meter levels, then c
   await expect(dialog).toContainText(
     'At least 8 digits including numbers, English letters and special symbols.',
   );
+  // breaks the rules: the meter says so rather than rating it
+  await expect(meter).toHaveAttribute('data-level', 'invalid');
+  await expect(dialog.getByTestId('password-level')).toHaveText('Invalid');
+  // a space is not an allowed character, however varied the rest
+  await pwd.fill('abc 1234!');
+  await expect(meter).toHaveAttribute('data-level', 'invalid');
+  await expect(dialog.getByTestId('password-level')).toHaveText('Invalid');
+
+  await pwd.fill('abcdefg1!');
   await expect(meter).toHaveAttribute('data-level', '1');
   await expect(meter).toHaveAttribute('data-percent', '33');
   await expect(dialog.getByTestId('password-level')).toHaveText('Low');

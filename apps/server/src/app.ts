@@ -231,9 +231,11 @@ export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: nu
   // errors about one field (DUPLICATE, INVALID_REFERENCE) name it in detail too, so forms can mark the field
   if (!detail && typeof e.params.field === 'string') detail = [{ field: e.params.field, message: t(`errors.${e.code}`, { requestId: req.id, ...e.params }) }];
   const params: Record<string, string | number> = { requestId: req.id, ...e.params };
-  if (e.code === 'NOT_FOUND' && typeof params.entity === 'string') params.entity = t(`entities.${params.entity}`, { defaultValue: params.entity });
-  // a detail that names a catalogue message (e.g. 'conflict.notCertified') is shown in the request's language
-  if (typeof params.detail === 'string') params.detail = translateMaybe(lang, params.detail);
+  if (typeof params.entity === 'string') params.entity = t(`entities.${params.entity}`, { defaultValue: params.entity });
+  // a message names a field by its label in the request's language, never by its key ("Subject no.", not "ptsNo")
+  if (typeof params.field === 'string') params.field = t(`auditView.fields.${params.field}`, { defaultValue: params.field });
+  // a detail that names a catalogue message (e.g. 'conflict.notCertified', 'conflict.usedBy' with a count) is shown in the request's language
+  if (typeof params.detail === 'string') params.detail = translateMaybe(lang, params.detail, params);
   return {
     status: e.status,
     body: {

@@ -144,7 +144,7 @@ describe('projects', () => {
       expect(depts.body.data.map((x) => x.name)).toEqual(['Cardiology']);
       const inUse = await s.api.post('/org/info/delete', { token: admin, form: { id: orgA }, headers: { language: 'en_US' } });
       expect(inUse.status).toBe(409);
-      expect(inUse.body.message).toContain('1 department(s)');
+      expect(inUse.body.message).toContain('1 department');
       const page = await s.api.post<{ content: { name: string; deptCount: number }[] }>('/org/info/page', { token: dm, form: { keyword: 'Hospital' } });
       expect(page.body.data.content.find((o) => o.name === 'North Hospital')!.deptCount).toBe(1);
     });

@@ -38,6 +38,13 @@ describe('strength meter', () => {
     expect(passwordStrength('Abcdef12').level).toBe(2);
     expect(passwordStrength('Abcd12!@#x').level).toBe(3);
   });
+  it('a password that breaks the rules is invalid, never strong (a space is not allowed)', () => {
+    expect(passwordStrength('abc 1234!')).toMatchObject({ invalid: true });
+    expect(passwordStrength('Ab 1')).toMatchObject({ invalid: true });
+    expect(passwordStrength('abcdefgh')).toMatchObject({ invalid: true });
+    expect(passwordStrength('Abcd12!@#x')).toMatchObject({ level: 3, invalid: false });
+    expect(passwordStrength('Ab1!')).toMatchObject({ invalid: false });
+  });
   it('scores grow with variety', () => {
     expect(passwordScore('Abcd12!@#x')).toBeGreaterThan(passwordScore('abcd12!@#x'));
     expect(passwordScore('abcdefgh12')).toBeGreaterThan(passwordScore('abcdefghij'));

@@ -48,15 +48,22 @@ export interface PasswordStrength {
   score: number;
   /** true when shorter than 6 characters: 'Password strength is not enough.' */
   tooWeak: boolean;
+  /**
+   * true when the password breaks the rules whatever its score: a character outside letters, digits and
+   * ~!@#$%^&* (a space, say) at any length, or — from 8 characters on — a missing digit, letter or special.
+   * The meter says "invalid" then, never "strong".
+   */
+  invalid: boolean;
 }
 
 /** The strength meter of spec §5: <6 chars fails; score ≥30 low, ≥60 medium, ≥80 strong. */
 export function passwordStrength(pw: string): PasswordStrength {
   const t = LIMITS.passwordStrength;
   const score = passwordScore(pw);
-  if (pw.length < t.fail) return { level: 0, percent: 0, score, tooWeak: true };
+  const invalid = (pw.length > 0 && !ONLY_ALLOWED.test(pw)) || (pw.length >= LIMITS.passwordMin && checkPasswordRules(pw) !== null);
+  if (pw.length < t.fail) return { level: 0, percent: 0, score, tooWeak: true, invalid };
   const level = score >= t.strong ? 3 : score >= t.medium ? 2 : score >= t.low ? 1 : 0;
-  return { level, percent: 33 * level, score, tooWeak: level === 0 };
+  return { level, percent: 33 * level, score, tooWeak: level === 0, invalid };
 }
 
 /** True when the last change is older than the prompt period (spec §5: 90 days). */

@@ -12,6 +12,7 @@ import { AppError } from '../../lib/errors';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import type { Tx } from '../../db/client';
 import { likeOf } from '../../lib/sql';
+import { translator } from '../../lib/i18n';
 import { offsetOf, pageOf } from '../../lib/page';
 
 const ORG_FIELDS = ['name', 'code', 'address', 'status'] as const;
@@ -124,7 +125,12 @@ export function orgRoutes({ database }: AppDeps): RouteSpec[] {
           const [s] = await tx.select({ n: count() }).from(sites).where(eq(sites.orgId, body.id));
           const [u] = await tx.select({ n: count() }).from(users).where(eq(users.orgId, body.id));
           const [d] = await tx.select({ n: count() }).from(departments).where(eq(departments.orgId, body.id));
-          const uses = [s!.n && `${s!.n} site(s)`, u!.n && `${u!.n} user(s)`, d!.n && `${d!.n} department(s)`].filter(Boolean);
+          const t = translator(ctx.language);
+          const uses = [
+            s!.n && t('conflict.sitesCount', { count: s!.n }),
+            u!.n && t('conflict.usedBy', { count: u!.n }),
+            d!.n && t('conflict.departmentsCount', { count: d!.n }),
+          ].filter(Boolean);
           if (uses.length) throw new AppError('IN_USE', { entity: 'organization', detail: uses.join(', ') });
           await tx.delete(organizations).where(eq(organizations.id, body.id));
           await recordAudit(tx, actorOf(ctx), [{ action: 'org.delete', entity: 'organization', entityId: body.id, oldValue: before.name }]);
@@ -207,7 +213,7 @@ export function orgRoutes({ database }: AppDeps): RouteSpec[] {
           const [before] = await tx.select().from(departments).where(eq(departments.id, body.id));
           if (!before) throw new AppError('NOT_FOUND', { entity: 'department' });
           const [u] = await tx.select({ n: count() }).from(users).where(eq(users.deptId, body.id));
-          if (u!.n) throw new AppError('IN_USE', { entity: 'department', detail: `${u!.n} user(s)` });
+          if (u!.n) throw new AppError('IN_USE', { entity: 'department', detail: 'conflict.usedBy', count: u!.n });
           await tx.delete(departments).where(eq(departments.id, body.id));
           await recordAudit(tx, actorOf(ctx), [{ action: 'dept.delete', entity: 'department', entityId: body.id, oldValue: before.name }]);
           return null;

@@ -172,7 +172,7 @@ export function roleRoutes({ database }: AppDeps): RouteSpec[] {
           if (!row) throw new AppError('NOT_FOUND', { entity: 'role' });
           const [anyMember] = await tx.select({ n: count() }).from(projectMembers).where(eq(projectMembers.roleId, body.id));
           if (row.userCount > 0 || anyMember!.n > 0)
-            throw new AppError('IN_USE', { entity: 'role', detail: `${Math.max(row.userCount, anyMember!.n)} user(s)` });
+            throw new AppError('IN_USE', { entity: 'role', detail: 'conflict.usedBy', count: Math.max(row.userCount, anyMember!.n) });
           await tx.delete(roles).where(eq(roles.id, body.id));
           await recordAudit(tx, actorOf(ctx), [
             { action: 'role.delete', entity: 'role', entityId: body.id, oldValue: `${row.code} ${row.name}`, field: 'permissions', newValue: null },
@@ -244,7 +244,7 @@ export function roleRoutes({ database }: AppDeps): RouteSpec[] {
         db.transaction(async (tx) => {
           const [g] = await groupRows(tx, body.id);
           if (!g) throw new AppError('NOT_FOUND', { entity: 'permissionGroup' });
-          if (g.userCount) throw new AppError('IN_USE', { entity: 'permissionGroup', detail: `${g.userCount} user(s)` });
+          if (g.userCount) throw new AppError('IN_USE', { entity: 'permissionGroup', detail: 'conflict.usedBy', count: g.userCount });
           await tx.delete(permissionGroups).where(eq(permissionGroups.id, body.id));
           await recordAudit(tx, actorOf(ctx), [{ action: 'group.delete', entity: 'permissionGroup', entityId: body.id, oldValue: g.name }]);
           return null;

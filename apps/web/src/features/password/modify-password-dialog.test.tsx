@@ -73,6 +73,11 @@ describe('Modify Password dialog', { timeout: 60_000 }, () => {
     fireEvent.change(newPwd(), { target: { value: 'abc' } });
     await waitFor(() => expect(meter().dataset.level).toBe('0'));
     fireEvent.change(newPwd(), { target: { value: 'abcdefgh' } });
+    await waitFor(() => expect(meter().dataset.level).toBe('invalid'));
+    expect(screen.getByTestId('password-level').textContent).toBe('Invalid');
+    fireEvent.change(newPwd(), { target: { value: 'abc 1234!' } });
+    await waitFor(() => expect(meter().dataset.level).toBe('invalid'));
+    fireEvent.change(newPwd(), { target: { value: 'abcdefg1!' } });
     await waitFor(() => expect(meter().dataset.level).toBe('1'));
     expect(meter().dataset.percent).toBe('33');
     expect(screen.getByTestId('password-level').textContent).toBe('Low');

@@ -33,17 +33,19 @@ export async function updatePassword(userId: number, oldPwd: string, newPwd: str
 export function StrengthMeter({ value }: { value: string }) {
   const { t } = useTranslation('password');
   const s = passwordStrength(value);
+  // a password that breaks the rules is "invalid" however varied it is: an empty red bar, never "strong"
+  const color = s.invalid ? '#ff4d4f' : STRENGTH_COLOR[s.level];
   return (
     <div
       data-testid="password-meter"
-      data-level={s.level}
-      data-percent={s.percent}
+      data-level={s.invalid ? 'invalid' : s.level}
+      data-percent={s.invalid ? 0 : s.percent}
       style={{ display: 'flex', alignItems: 'center', gap: 12 }}
     >
       <Progress
-        percent={s.percent}
+        percent={s.invalid ? 0 : s.percent}
         showInfo={false}
-        strokeColor={STRENGTH_COLOR[s.level]}
+        strokeColor={color}
         size="small"
         style={{ flex: 1, margin: 0 }}
         aria-label={t('strength')}
@@ -51,11 +53,11 @@ export function StrengthMeter({ value }: { value: string }) {
       <span
         style={{
           minWidth: 64,
-          color: STRENGTH_COLOR[s.level] === '#d9d9d9' ? 'rgba(0,0,0,.45)' : STRENGTH_COLOR[s.level],
+          color: color === '#d9d9d9' ? 'rgba(0,0,0,.45)' : color,
         }}
         data-testid="password-level"
       >
-        {t(STRENGTH_LABEL[s.level])}
+        {s.invalid ? t('levelInvalid') : t(STRENGTH_LABEL[s.level])}
       </span>
     </div>
   );

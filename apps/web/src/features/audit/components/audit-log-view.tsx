@@ -80,7 +80,12 @@ function Record({ r }: { r: AuditLogRow }) {
             )}
           </>
         ) : d.newValue !== null && d.newValue !== '' ? (
-          <Value v={d.newValue} />
+          // a short value stays on the field's line; a long one (permission lists) wraps and collapses
+          d.newValue.length > 80 ? (
+            <Value v={d.newValue} />
+          ) : (
+            <Typography.Text>{d.newValue}</Typography.Text>
+          )
         ) : (
           <Typography.Text type="secondary">{t('record.empty')}</Typography.Text>
         )}
