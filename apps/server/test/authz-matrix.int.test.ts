@@ -97,6 +97,18 @@ describe('authorization matrix', () => {
     expect(checked).toBe(DEMO_USERS.length * s.routes.filter((x) => !('public' in x.guard)).length);
   });
 
+  it("refuses eCRF form values and history to the AE reviewer (crf:result:query), not to the site and data roles", async () => {
+    const ae = DEMO_ROLES.find((r) => r.code === 'AE')!;
+    expect(ae.pms).not.toContain('crf:result:query');
+    for (const code of ['DM', 'CRA', 'CRC', 'PI']) expect(DEMO_ROLES.find((r) => r.code === code)!.pms, code).toContain('crf:result:query');
+    const token = await s.api.login('ae', { loginType: 4 });
+    for (const path of ['/crf/form/item/result/list', '/crf/form/item/result/history']) {
+      const res = await s.api.get(path, { token, headers: { proId: 1, proType: 'PRO' } });
+      expect(res.status, path).toBe(403);
+      expect(res.body.errorCode, path).toBe('FORBIDDEN');
+    }
+  });
+
   it('refuses project and site routes across projects and sites', async () => {
     const projectRoutes = s.routes.filter((r) => 'scope' in r.guard && r.guard.scope !== 'system');
     expect(projectRoutes.length).toBeGreaterThan(0);

@@ -14,6 +14,7 @@ import {
   unscheduledRequest,
   visitOccurrencesRequest,
   visitOccurrencesResult,
+  idSchema,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
@@ -24,6 +25,9 @@ export function ecrfRoutes({ database, auth }: AppDeps): RouteSpec[] {
   const svc = new EcrfService(database.db);
   const occurrences = new VisitOccurrencesService(database.db);
   const read = { permission: { anyOf: ['crf:result:query', 'patient:page:query'] }, scope: 'project' } as const;
+  // form values and their history are clinical data: crf:result:query only, never the subject list's
+  // patient:page:query (which the adverse-event reviewer holds; security issue item 9)
+  const readValues = { permission: { anyOf: ['crf:result:query'] }, scope: 'project' } as const;
   return [
     defineRoute({
       method: 'GET',
@@ -60,7 +64,7 @@ export function ecrfRoutes({ database, auth }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'GET',
       url: '/crf/form/item/result/list',
-      guard: read,
+      guard: readValues,
       summary: 'One form instance: its definition, status, version and values with entry mode',
       tags: ['ecrf'],
       query: crfKey,
@@ -81,10 +85,10 @@ export function ecrfRoutes({ database, auth }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'GET',
       url: '/crf/form/item/result/history',
-      guard: read,
+      guard: readValues,
       summary: 'History of the items of an instance (who, when, old, new, reason, entry mode)',
       tags: ['ecrf'],
-      query: z.object({ instanceId: z.coerce.number().int().positive(), variable: z.string().max(40).optional() }),
+      query: z.object({ instanceId: idSchema, variable: z.string().max(40).optional() }),
       response: z.array(historyRow),
       handler: ({ ctx, query }) => svc.history(ctx, query.instanceId, query.variable),
     }),
@@ -143,7 +147,7 @@ export function ecrfRoutes({ database, auth }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['crf:result:save'] }, scope: 'project' },
       summary: 'Delete one repeat of a cycle form (kept and marked deleted), with a reason',
       tags: ['ecrf'],
-      body: z.object({ instanceId: z.coerce.number().int().positive(), reason: z.string().min(1).max(500) }),
+      body: z.object({ instanceId: idSchema, reason: z.string().min(1).max(500) }),
       response: z.null(),
       handler: async ({ ctx, body }) => {
         await svc.deleteRepeat(ctx, body.instanceId, body.reason);

@@ -68,6 +68,9 @@ export default function SubjectDetailPage() {
   const ptsIdRaw = Number(params.get('ptsId'));
   const ptsId = Number.isInteger(ptsIdRaw) && ptsIdRaw > 0 ? ptsIdRaw : null;
   const activeKey = params.get('activeKey') ?? 'pts360';
+  // form values and history need crf:result:query (the server refuses them otherwise; an AE reviewer has none)
+  const pageAccess = useAccess();
+  const canReadForms = Boolean(pageAccess && can(pageAccess.pms, { anyOf: ['crf:result:query'] }));
   const subject = useQuery(subjectQuery(scope, ptsId));
   const schedule = useQuery({ ...scheduleQuery(scope, ptsId), enabled: Boolean(subject.data) });
 
@@ -148,7 +151,7 @@ export default function SubjectDetailPage() {
           ]}
         />
       </Card>
-      {entry ? (
+      {entry && canReadForms ? (
         <CrfEntry
           key={`${entry.visitId}-${entry.formId}-${entry.unscheduledId}-${entry.repeatNo}`}
           crfKey={entry}
