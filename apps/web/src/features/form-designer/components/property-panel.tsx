@@ -3,7 +3,9 @@ import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import {
   CHOICE_TYPES,
+  DATE_MEANINGS,
   FIELD_TYPES,
+  dateMeaning,
   FORM_LAYOUTS,
   conditionError,
   formFields,
@@ -184,10 +186,48 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
           <Form.Item label={t('field.min')}>
             <InputNumber data-testid="prop-min" value={field.min ?? null} onChange={(v) => onChange({ min: v ?? undefined })} />
           </Form.Item>
-          <Form.Item label={t('field.max')}>
+          <Form.Item label={t('field.max')} validateStatus={status('min')} help={err('min')}>
             <InputNumber data-testid="prop-max" value={field.max ?? null} onChange={(v) => onChange({ max: v ?? undefined })} />
           </Form.Item>
+          <Form.Item label={t('field.rangeKind')} tooltip={t('field.softRangeHelp')}>
+            <Checkbox
+              data-testid="prop-softRange"
+              checked={Boolean(field.softRange)}
+              disabled={field.min === undefined && field.max === undefined}
+              onChange={(e) => onChange({ softRange: e.target.checked || undefined })}
+            >
+              {t('field.softRange')}
+            </Checkbox>
+          </Form.Item>
         </Space>
+      ) : null}
+      {field.type === 'date' || field.type === 'datetime' ? (
+        <Form.Item label={t('field.dateRules')}>
+          <Space orientation="vertical" size={4}>
+            <Space size={8} wrap>
+              <span>{t('field.dateMeaning')}</span>
+              <Select
+                data-testid="prop-dateMeaning"
+                size="small"
+                style={{ width: 200 }}
+                value={field.dateMeaning ?? 'auto'}
+                options={[
+                  { value: 'auto', label: t('dateMeaning.auto', { meaning: t(`dateMeaning.${dateMeaning({ variable: field.variable })}`) }) },
+                  ...DATE_MEANINGS.map((m) => ({ value: m, label: t(`dateMeaning.${m}`) })),
+                ]}
+                onChange={(v: string) => onChange({ dateMeaning: v === 'auto' ? undefined : (v as FieldComponent['dateMeaning']) })}
+              />
+            </Space>
+            <Checkbox data-testid="prop-allowFuture" checked={Boolean(field.allowFuture)} onChange={(e) => onChange({ allowFuture: e.target.checked || undefined })}>
+              {t('field.allowFuture')}
+            </Checkbox>
+            {field.type === 'date' ? (
+              <Checkbox data-testid="prop-partialDate" checked={Boolean(field.partialDate)} onChange={(e) => onChange({ partialDate: e.target.checked || undefined })}>
+                {t('field.partialDate')}
+              </Checkbox>
+            ) : null}
+          </Space>
+        </Form.Item>
       ) : null}
       {isChoice ? (
         <OptionsEditor options={field.options ?? []} onChange={(options) => onChange({ options })} error={err('options')} />

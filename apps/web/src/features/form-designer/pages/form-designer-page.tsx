@@ -14,6 +14,7 @@ import { FormRenderer, useCrfForm, type RenderableForm } from '../../crf-rendere
 import { designerApi } from '../designer-api';
 import { saveBlob } from '../../../lib/download';
 import { loadSharedValidation } from '../designer-i18n';
+import { useUnsavedGuard } from '../use-unsaved-guard';
 import {
   addComponent,
   duplicateComponent,
@@ -108,13 +109,8 @@ function FormDesigner() {
     setSaveError(null);
   }, [row]);
 
-  // leaving with unsaved changes asks first
-  useEffect(() => {
-    if (!dirty) return;
-    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
-    window.addEventListener('beforeunload', warn);
-    return () => window.removeEventListener('beforeunload', warn);
-  }, [dirty]);
+  // leaving with unsaved changes asks first: in-app navigation (back link, breadcrumb, menu, tabs) and the browser
+  const guard = useUnsavedGuard(dirty);
 
   const canWrite = Boolean(access && (access.pms.has('crf:form:update') || access.pms.has('crf:form:add')));
   const editable = env === 'DEV' && version !== null && version.status === 0 && canWrite;
@@ -195,6 +191,7 @@ function FormDesigner() {
   };
 
   const applySaved = (saved: FormRow) => {
+    guard.clean();
     setDraft(saved.definition);
     setMeta({ id: saved.id, lockVersion: saved.lockVersion });
     setDirty(false);
