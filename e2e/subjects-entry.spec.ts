@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
 import path from 'node:path';
-import { ARTIFACTS, apiLogin, openLoggedIn, untranslatedKeys, visibleText, type Variant } from './helpers';
+import { ARTIFACTS, apiLogin, DEMO_PASSWORD, openLoggedIn, untranslatedKeys, visibleText, type Variant } from './helpers';
 
 /**
  * Issue 5 journeys: a site coordinator enrols a subject, fills the demographics form (a display condition
@@ -266,7 +266,21 @@ test('pi certifies the form and it becomes read-only', async ({ browser }) => {
   await expect(page.getByTestId('crf-status')).toContainText('Completed');
   // a PI may certify but not enter data
   await expect(page.getByTestId('crf-save')).toHaveCount(0);
+  // certifying is an electronic signature: the meaning and the signer are shown, the password is asked again
   await page.getByTestId('crf-certify').click();
+  const sign = page.locator('.signature-dialog .ant-modal');
+  await expect(sign.getByTestId('signature-meaning')).toContainText('I am the investigator of this study');
+  await expect(sign.getByTestId('signature-signer')).toHaveText('Dr. Ivy Investigator (pi)');
+  await sign.getByTestId('signature-ok').click();
+  await expect(sign).toContainText('Please enter your password to sign.');
+  await sign.getByTestId('signature-password').fill('Not-my-password1!');
+  await sign.getByTestId('signature-ok').click();
+  await expect(sign.getByTestId('signature-error')).toContainText('Wrong password; 4 attempts left before the account is locked');
+  await expect(page.getByTestId('crf-status')).toContainText('Completed');
+  await shot(page, 'subjects-form-signature-en.png');
+  await sign.getByTestId('signature-password').fill(DEMO_PASSWORD);
+  await sign.getByTestId('signature-ok').click();
+  await expect(sign).toHaveCount(0);
   await expect(page.getByTestId('crf-status')).toContainText('Certified');
   await expect(page.getByTestId('crf-certified')).toBeVisible();
   await expect(page.getByTestId('crf-input-SEX').locator('input').first()).toBeDisabled();
@@ -326,6 +340,8 @@ test('pi certifies a whole visit from the subject page: the completed forms, not
   await page.getByTestId('certify-visit-V2').click();
   await expect(page.getByTestId('certify-visit-forms')).toContainText('Adverse events #1');
   await expect(page.locator('.ant-modal')).toContainText('Not completed yet, so not certified: Vital signs');
+  await expect(page.getByTestId('signature-meaning')).toContainText('I approve them as accurate and complete');
+  await page.getByTestId('signature-password').fill(DEMO_PASSWORD);
   await shot(page, 'subjects-certify-visit-en.png');
   await page.getByTestId('certify-visit-ok').click();
   await expect(page.getByTestId('form-status-V2-AE-1')).toContainText('Certified');

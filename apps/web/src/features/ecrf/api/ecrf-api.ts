@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { FormDefinition } from '@esource/shared';
+import type { FormDefinition, SignatureMeaning } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import type { SaveItem, StoredValues } from '../ecrf-logic';
 
@@ -68,13 +68,14 @@ export const ecrfApi = {
       { ...k, version, entryMode, items },
       { silent: true },
     ),
-  certify: (instanceId: number, version: number) =>
-    api.post<unknown>('/crf/report/check', { instanceId, version }, { silent: true }),
+  /** an electronic signature: the password digest re-authenticates the signer */
+  certify: (instanceId: number, version: number, password: string, meaning: SignatureMeaning) =>
+    api.post<unknown>('/crf/report/check', { instanceId, version, password, meaning }, { silent: true }),
   uncertify: (instanceId: number, version: number, reason: string) =>
     api.post<unknown>('/crf/report/checkCancel', { instanceId, version, reason }, { silent: true }),
   /** certify several completed forms (a visit) at the versions shown; all or nothing */
-  certifyBatch: (items: { instanceId: number; version: number }[]) =>
-    api.postJson<unknown>('/crf/form/item/result/checkBatch', { items }, { silent: true }),
+  certifyBatch: (items: { instanceId: number; version: number }[], password: string, meaning: SignatureMeaning) =>
+    api.postJson<unknown>('/crf/form/item/result/checkBatch', { items, password, meaning }, { silent: true }),
   deleteRepeat: (instanceId: number, reason: string) =>
     api.post<unknown>('/crf/form/item/result/deleteRepeatForm', { instanceId, reason }, { silent: true }),
 };

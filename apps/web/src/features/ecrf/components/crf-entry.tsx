@@ -19,6 +19,7 @@ import {
   type FieldComponent,
   type ItemValues,
   type Permission,
+  type SignatureMeaning,
 } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
@@ -39,6 +40,7 @@ import {
 } from '../ecrf-logic';
 import { ItemHistory } from './item-history';
 import { ChangeReasonDialog } from './change-reason-dialog';
+import { SignatureDialog } from './signature-dialog';
 import { CrfStatusTag } from './status';
 import '../ecrf.css';
 
@@ -86,7 +88,7 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
   const [kept, setKept] = useState<string[] | null>(null);
   const [busy, setBusy] = useState(false);
   const [asking, setAsking] = useState<{ mode: number; vars: string[]; cleared: string[] } | null>(null);
-  const [dialog, setDialog] = useState<'uncertify' | 'deleteRepeat' | null>(null);
+  const [dialog, setDialog] = useState<'certify' | 'uncertify' | 'deleteRepeat' | null>(null);
   const initFor = useRef<string | null>(null);
 
   const take = (v: CrfView) => {
@@ -191,19 +193,14 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
     setKept(mine);
   };
 
-  const certify = async () => {
+  /** Certifying is an electronic signature: the signature dialog re-authenticates, then this sends it. */
+  const certify = async (password: string, meaning: SignatureMeaning) => {
     if (!view?.instance) return;
-    setBusy(true);
-    try {
-      await ecrfApi.certify(view.instance.id, view.instance.version);
-      const r = await q.refetch();
-      if (r.data) await after(r.data);
-      void message.success(t('certify.done'));
-    } catch (e) {
-      setGeneral(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
+    await ecrfApi.certify(view.instance.id, view.instance.version, password, meaning);
+    setDialog(null);
+    const r = await q.refetch();
+    if (r.data) await after(r.data);
+    void message.success(t('certify.done'));
   };
 
   const close = () => {
@@ -263,7 +260,7 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
             {status === CRF_STATUS.completed && allowed('crf:result:check') ? (
               <Button
                 icon={<CheckCircleOutlined />}
-                onClick={() => void certify()}
+                onClick={() => setDialog('certify')}
                 loading={busy}
                 disabled={changed.length > 0}
                 data-testid="crf-certify"
@@ -426,6 +423,11 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
           onCancel={() => setAsking(null)}
           onOk={(reasons) => void send(asking.mode, reasons)}
         />
+      ) : null}
+      {dialog === 'certify' && view?.instance ? (
+        <SignatureDialog title={t('signature.title')} okText={t('certify.button')} onSign={certify} onClose={() => setDialog(null)}>
+          <Typography.Paragraph>{t('signature.what', { what: formTitle })}</Typography.Paragraph>
+        </SignatureDialog>
       ) : null}
       {dialog === 'uncertify' && view?.instance ? (
         <ReasonDialog

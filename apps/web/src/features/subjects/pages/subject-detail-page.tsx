@@ -27,7 +27,7 @@ import {
   SafetyCertificateOutlined,
   SwapOutlined,
 } from '@ant-design/icons';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { Dayjs } from 'dayjs';
@@ -37,6 +37,7 @@ import {
   type FormRow,
   type Permission,
   type ScheduleVisit,
+  type SignatureMeaning,
   type SubjectRow,
   type VisitRow,
 } from '@esource/shared';
@@ -46,6 +47,7 @@ import { useAccess } from '../../session/use-user-info';
 import { CrfEntry } from '../../ecrf/components/crf-entry';
 import { CrfStatusTag } from '../../ecrf/components/status';
 import { ecrfApi } from '../../ecrf/api/ecrf-api';
+import { SignatureDialog } from '../../ecrf/components/signature-dialog';
 import { scheduleQuery, subjectQuery, subjectsApi } from '../api/subjects-api';
 import { StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
@@ -469,24 +471,24 @@ function CertifyVisitDialog({
   const qc = useQueryClient();
   const list = completedOf(visit);
   const pending = visit.forms.filter((f) => f.status < CRF_STATUS.completed);
-  const m = useMutation({
-    mutationFn: () => ecrfApi.certifyBatch(list.map((x) => ({ instanceId: x.instance.id, version: x.instance.version }))),
-    onSuccess: async () => {
-      void message.success(t('certifyVisit.done', { count: list.length, visit: visit.name }));
-      await qc.invalidateQueries({ queryKey: ['subjects'] });
-      onClose();
-    },
-  });
+  // certifying is an electronic signature: the signature dialog asks for the password and shows the meaning
+  const sign = async (password: string, meaning: SignatureMeaning) => {
+    await ecrfApi.certifyBatch(
+      list.map((x) => ({ instanceId: x.instance.id, version: x.instance.version })),
+      password,
+      meaning,
+    );
+    void message.success(t('certifyVisit.done', { count: list.length, visit: visit.name }));
+    await qc.invalidateQueries({ queryKey: ['subjects'] });
+    onClose();
+  };
   return (
-    <Modal
-      open
+    <SignatureDialog
       title={t('certifyVisit.title', { visit: `${visit.code} ${visit.name}` })}
       okText={t('certifyVisit.ok', { count: list.length })}
-      cancelText={t('certifyVisit.cancel')}
-      onOk={() => m.mutate()}
-      confirmLoading={m.isPending}
-      onCancel={onClose}
-      okButtonProps={{ 'data-testid': 'certify-visit-ok' }}
+      onSign={sign}
+      onClose={onClose}
+      okTestId="certify-visit-ok"
     >
       <Typography.Paragraph type="secondary">{t('certifyVisit.description')}</Typography.Paragraph>
       <ul data-testid="certify-visit-forms">
@@ -504,10 +506,7 @@ function CertifyVisitDialog({
           title={t('certifyVisit.pending', { forms: pending.map((f) => formName(f)).join(', ') })}
         />
       ) : null}
-      {m.error ? (
-        <Alert type="error" showIcon title={m.error.message} style={{ marginTop: 12 }} data-testid="certify-visit-error" />
-      ) : null}
-    </Modal>
+    </SignatureDialog>
   );
 }
 
