@@ -166,3 +166,64 @@ describe('project design export and import', () => {
     expect(bad.body.message).toBe('Import failed, data format is not correct: visits.0.forms.2: refers to something the file does not contain');
   });
 });
+
+describe('visit English names', () => {
+  it('carries nameEn through add, update, list, version copy, export and import; over 50 characters is refused with the limit', async () => {
+    const ver = await s.api.post<{ id: number }>('/crf/version/add', { token: dm, headers: DEV(), form: { name: 'en names' } });
+    const en = (rows: { code: string; nameEn?: string | null }[]) => rows.filter((x) => x.code.startsWith('EN')).map((x) => [x.code, x.nameEn]);
+    const versionId = ver.body.data.id;
+    const added = await s.api.post<{ id: number; nameEn: string | null }>('/pro/visit/add', {
+      token: dm,
+      headers: DEV(),
+      form: { versionId, code: 'EN1', name: '基线访视', nameEn: 'Baseline', dayOffset: 0 },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body.data.nameEn).toBe('Baseline');
+    const plain = await s.api.post<{ id: number; nameEn: string | null }>('/pro/visit/add', { token: dm, headers: DEV(), form: { versionId, code: 'EN2', name: '随访' } });
+    expect(plain.body.data.nameEn).toBeNull();
+
+    const tooLong = await s.api.post('/pro/visit/add', { token: dm, headers: { ...DEV(), language: 'en_US' }, form: { versionId, code: 'EN3', name: 'x', nameEn: 'y'.repeat(51) } });
+    expect(tooLong.status).toBe(400);
+    expect(JSON.stringify(tooLong.body)).toContain('50');
+
+    const upd = await s.api.post<{ nameEn: string | null }>('/pro/visit/update', {
+      token: dm,
+      headers: DEV(),
+      form: { id: added.body.data.id, code: 'EN1', name: '基线访视', nameEn: 'Baseline visit' },
+    });
+    expect(upd.body.data.nameEn).toBe('Baseline visit');
+    const cleared = await s.api.post<{ nameEn: string | null }>('/pro/visit/update', { token: dm, headers: DEV(), form: { id: plain.body.data.id, code: 'EN2', name: '随访', nameEn: '' } });
+    expect(cleared.body.data.nameEn).toBeNull();
+    const audit = await s.database.db.select().from(auditEvents).where(and(eq(auditEvents.entity, 'visit'), eq(auditEvents.field, 'nameEn')));
+    expect(audit.map((a) => a.newValue)).toContain('Baseline visit');
+
+    const list = await s.api.get<{ code: string; nameEn: string | null }[]>('/pro/visit/list', { token: dm, headers: DEV(), query: { versionId } });
+    expect(en(list.body.data)).toEqual([
+      ['EN1', 'Baseline visit'],
+      ['EN2', null],
+    ]);
+
+    const copy = await s.api.post<{ id: number }>('/crf/version/add', { token: dm, headers: DEV(), form: { name: 'en copy', basedOnId: versionId } });
+    const copied = await s.api.get<{ code: string; nameEn: string | null }[]>('/pro/visit/list', { token: dm, headers: DEV(), query: { versionId: copy.body.data.id } });
+    expect(copied.body.data.find((x) => x.code === 'EN1')!.nameEn).toBe('Baseline visit');
+
+    const res = await fetch(`${s.url}/api/project/info/export?versionId=${versionId}`, { headers: { token: dm, proId: String(projectId), proType: 'DEV' } });
+    const file = JSON.parse(await res.text()) as { visits: { code: string; nameEn?: string | null }[] };
+    expect(en(file.visits)).toEqual([
+      ['EN1', 'Baseline visit'],
+      ['EN2', null],
+    ]);
+    const imp = await s.api.post<{ id: number }>('/project/info/import', { token: dm, headers: DEV(), json: { content: JSON.stringify(file), name: 'en import' } });
+    expect(imp.status, JSON.stringify(imp.body)).toBe(200);
+    const imported = await s.api.get<{ code: string; nameEn: string | null }[]>('/pro/visit/list', { token: dm, headers: DEV(), query: { versionId: imp.body.data.id } });
+    expect(en(imported.body.data)).toEqual([
+      ['EN1', 'Baseline visit'],
+      ['EN2', null],
+    ]);
+
+    // a file exported before visits had English names still imports
+    for (const v of file.visits) delete v.nameEn;
+    const old = await s.api.post<{ id: number }>('/project/info/import', { token: dm, headers: DEV(), json: { content: JSON.stringify(file), name: 'old file' } });
+    expect(old.status).toBe(200);
+  });
+});

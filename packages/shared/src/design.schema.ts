@@ -258,6 +258,8 @@ export const visitInput = z
     stageId: idSchema.optional(),
     code: z.string().min(1).max(30).regex(/^[A-Za-z0-9_-]+$/, { message: 'validation.formCodeChars' }),
     name: z.string().min(1).max(50),
+    /** the name shown when the language is en_US; empty or absent: none (the name is shown) */
+    nameEn: z.string().max(50).optional(),
     sortOrder: intSchema(0).default(0),
     dayOffset: intSchema(-3650, 3650).default(0),
     windowBefore: intSchema(0, 365).default(0),
@@ -272,6 +274,7 @@ export const visitRow = z.object({
   stageId: z.number().int().nullable(),
   code: z.string(),
   name: z.string(),
+  nameEn: z.string().nullable(),
   sortOrder: z.number().int(),
   dayOffset: z.number().int(),
   windowBefore: z.number().int(),
@@ -330,6 +333,8 @@ export const designExportFile = z
         z.object({
           code: z.string().min(1).max(30),
           name: z.string().min(1).max(50),
+          /** absent in files exported before visits had English names */
+          nameEn: z.string().max(50).nullable().optional(),
           stage: z.string().max(50).nullable(),
           sortOrder: z.number().int().min(0),
           dayOffset: z.number().int(),

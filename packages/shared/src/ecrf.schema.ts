@@ -166,6 +166,8 @@ export const scheduleVisit = z.object({
   unscheduledId: z.number().int(),
   code: z.string(),
   name: z.string(),
+  /** the English name (an unscheduled visit: with its label), null when the visit has none */
+  nameEn: z.string().nullable(),
   unscheduled: z.boolean(),
   planned: z.string().nullable(),
   start: z.string().nullable(),

@@ -21,3 +21,4 @@ export * from './ecrf.schema';
 export * from './esign.schema';
 export * from './subjects-excel.schema';
 export * from './visit-occurrences.schema';
+export * from './visit-label';

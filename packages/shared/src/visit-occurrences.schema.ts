@@ -50,6 +50,8 @@ export const visitOccurrence = z.object({
   unscheduledId: z.number().int(),
   code: z.string(),
   name: z.string(),
+  /** the English name (an unscheduled visit: with its label), null when the visit has none */
+  nameEn: z.string().nullable(),
   /** planned date (an unscheduled visit: its date) */
   planned: z.string(),
   start: z.string(),

@@ -186,6 +186,7 @@ export class DesignService {
       stageId: v.stageId,
       code: v.code,
       name: v.name,
+      nameEn: v.nameEn,
       sortOrder: v.sortOrder,
       dayOffset: v.dayOffset,
       windowBefore: v.windowBefore,
@@ -197,7 +198,7 @@ export class DesignService {
 
   async saveVisit(
     ctx: ProjectScopedContext,
-    input: Omit<VisitRow, 'id' | 'versionId' | 'stageId'> & { id?: number; versionId?: number; stageId?: number | undefined },
+    input: Omit<VisitRow, 'id' | 'versionId' | 'stageId' | 'nameEn'> & { id?: number; versionId?: number; stageId?: number | undefined; nameEn?: string | null | undefined },
   ): Promise<VisitRow> {
     return this.db.transaction(async (tx) => {
       let before: typeof visits.$inferSelect | null = null;
@@ -225,6 +226,7 @@ export class DesignService {
         stageId: input.stageId ?? null,
         code: input.code,
         name: input.name,
+        nameEn: input.nameEn?.trim() || null,
         sortOrder: input.sortOrder,
         dayOffset: input.unscheduled ? 0 : input.dayOffset,
         windowBefore: input.unscheduled ? 0 : input.windowBefore,
@@ -242,7 +244,7 @@ export class DesignService {
         { action: input.id ? 'visit.update' : 'visit.add', ...this.base(ctx, 'visit', row!.id) },
         before,
         row!,
-        ['code', 'name', 'stageId', 'sortOrder', 'dayOffset', 'windowBefore', 'windowAfter', 'unscheduled'],
+        ['code', 'name', 'nameEn', 'stageId', 'sortOrder', 'dayOffset', 'windowBefore', 'windowAfter', 'unscheduled'],
       );
       if (oldForms.join(',') !== ids.join(','))
         entries.push({ action: input.id ? 'visit.update' : 'visit.add', ...this.base(ctx, 'visit', row!.id), field: 'forms', oldValue: oldForms.join(','), newValue: ids.join(',') });
@@ -374,6 +376,7 @@ export class DesignService {
       visits: vs.map((x) => ({
         code: x.code,
         name: x.name,
+        nameEn: x.nameEn,
         stage: x.stageId ? (stageName.get(x.stageId) ?? null) : null,
         sortOrder: x.sortOrder,
         dayOffset: x.dayOffset,
@@ -415,6 +418,7 @@ export class DesignService {
             stageId: x.stage ? (stageIds.get(x.stage) ?? null) : null,
             code: x.code,
             name: x.name,
+            nameEn: x.nameEn?.trim() || null,
             sortOrder: x.sortOrder,
             dayOffset: x.dayOffset,
             windowBefore: x.windowBefore,

@@ -508,7 +508,7 @@ export class EcrfService {
       .orderBy(asc(visitForms.sortOrder));
     const insts = await this.db.select().from(crfInstances).where(and(eq(crfInstances.subjectId, subject.id), isNull(crfInstances.deletedAt)));
     const uns = await this.db.select().from(subjectUnscheduledVisits).where(eq(subjectUnscheduledVisits.subjectId, subject.id)).orderBy(asc(subjectUnscheduledVisits.visitDate));
-    const build = (v: (typeof vs)[number], unscheduledId: number, win: { planned: string; start: string; end: string } | null, name: string): ScheduleVisit => {
+    const build = (v: (typeof vs)[number], unscheduledId: number, win: { planned: string; start: string; end: string } | null, label: string | null): ScheduleVisit => {
       const fs = links
         .filter((l) => l.visitId === v.id)
         .map((l) => {
@@ -529,7 +529,8 @@ export class EcrfService {
         visitId: v.id,
         unscheduledId,
         code: v.code,
-        name,
+        name: label ? `${v.name} · ${label}` : v.name,
+        nameEn: v.nameEn ? (label ? `${v.nameEn} · ${label}` : v.nameEn) : null,
         unscheduled: v.unscheduled,
         planned: win?.planned ?? null,
         start: win?.start ?? null,
@@ -542,9 +543,9 @@ export class EcrfService {
     for (const v of vs) {
       if (v.unscheduled) {
         for (const u of uns.filter((x) => x.visitId === v.id)) {
-          out.push(build(v, u.id, { planned: u.visitDate, start: u.visitDate, end: u.visitDate }, u.label ? `${v.name} · ${u.label}` : v.name));
+          out.push(build(v, u.id, { planned: u.visitDate, start: u.visitDate, end: u.visitDate }, u.label || null));
         }
-      } else out.push(build(v, 0, visitWindow(subject.firstVisitDate, v), v.name));
+      } else out.push(build(v, 0, visitWindow(subject.firstVisitDate, v), null));
     }
     return out;
   }

@@ -32,6 +32,7 @@ interface Row {
   unscheduled_id: number;
   code: string;
   name: string;
+  name_en: string | null;
   base_day: string;
   day_offset: number;
   window_before: number;
@@ -71,7 +72,7 @@ export class VisitOccurrencesService {
     const r = await this.db.execute(sql`
       with occ as (
         select subjects.id as pts_id, subjects.pts_no, subjects.site_id, sites.name as site_name,
-               v.id as visit_id, 0 as unscheduled_id, v.code, v.name, v.sort_order,
+               v.id as visit_id, 0 as unscheduled_id, v.code, v.name, nullif(v.name_en, '') as name_en, v.sort_order,
                subjects.first_visit_date as base_date, v.day_offset, v.window_before, v.window_after
           from subjects
           join sites on sites.id = subjects.site_id
@@ -82,6 +83,7 @@ export class VisitOccurrencesService {
         union all
         select subjects.id, subjects.pts_no, subjects.site_id, sites.name,
                v.id, u.id, v.code, case when u.label is null or u.label = '' then v.name else v.name || ' · ' || u.label end,
+               case when nullif(v.name_en, '') is null then null when u.label is null or u.label = '' then v.name_en else v.name_en || ' · ' || u.label end,
                v.sort_order, u.visit_date, 0, 0, 0
           from subjects
           join sites on sites.id = subjects.site_id
@@ -91,7 +93,7 @@ export class VisitOccurrencesService {
            and u.visit_date between ${from} and ${to}
       ),
       counted as (
-        select o.pts_id, o.pts_no, o.site_id, o.site_name, o.visit_id, o.unscheduled_id, o.code, o.name, o.sort_order,
+        select o.pts_id, o.pts_no, o.site_id, o.site_name, o.visit_id, o.unscheduled_id, o.code, o.name, o.name_en, o.sort_order,
                o.base_date, o.day_offset, o.window_before, o.window_after,
                count(vf.form_id)::int as forms_total,
                (count(vf.form_id) filter (where coalesce(fi.min_status, ${CRF_STATUS.notStarted}) >= ${CRF_STATUS.completed}))::int as forms_done
@@ -103,7 +105,7 @@ export class VisitOccurrencesService {
              where ci.subject_id = o.pts_id and ci.visit_id = o.visit_id and ci.unscheduled_id = o.unscheduled_id
                and ci.form_id = vf.form_id and ci.deleted_at is null
           ) fi on true
-         group by o.pts_id, o.pts_no, o.site_id, o.site_name, o.visit_id, o.unscheduled_id, o.code, o.name, o.sort_order,
+         group by o.pts_id, o.pts_no, o.site_id, o.site_name, o.visit_id, o.unscheduled_id, o.code, o.name, o.name_en, o.sort_order,
                   o.base_date, o.day_offset, o.window_before, o.window_after
       ),
       stated as (
@@ -114,7 +116,7 @@ export class VisitOccurrencesService {
                     else 'inWindow' end as state
           from counted c
       )
-      select pts_id, pts_no, site_id, site_name, visit_id, unscheduled_id, code, name, base_date::text as base_day,
+      select pts_id, pts_no, site_id, site_name, visit_id, unscheduled_id, code, name, name_en, base_date::text as base_day,
              day_offset, window_before, window_after, forms_done, forms_total
         from stated
         ${states}
@@ -135,6 +137,7 @@ export class VisitOccurrencesService {
         unscheduledId: x.unscheduled_id,
         code: x.code,
         name: x.name,
+        nameEn: x.name_en,
         ...w,
         state: visitState(w, formsTotal > 0 && formsDone === formsTotal, today, x.unscheduled_id > 0),
         formsDone,
