@@ -326,7 +326,7 @@ export const designExportFile = z
     schemaVersion: z.literal(1),
     project: z.object({ no: z.string(), name: z.string() }).optional(),
     version: z.object({ name: z.string().min(1).max(50) }),
-    stages: z.array(z.object({ name: z.string().min(1).max(50), sortOrder: z.number().int().min(0) })).max(100),
+    stages: z.array(z.object({ name: z.string().min(1).max(50), sortOrder: intSchema(0) })).max(100),
     forms: z.array(formDefinition).max(500),
     visits: z
       .array(
@@ -336,10 +336,10 @@ export const designExportFile = z
           /** absent in files exported before visits had English names */
           nameEn: z.string().max(50).nullable().optional(),
           stage: z.string().max(50).nullable(),
-          sortOrder: z.number().int().min(0),
-          dayOffset: z.number().int(),
-          windowBefore: z.number().int().min(0),
-          windowAfter: z.number().int().min(0),
+          sortOrder: intSchema(0),
+          dayOffset: intSchema(-3650, 3650),
+          windowBefore: intSchema(0, 365),
+          windowAfter: intSchema(0, 365),
           unscheduled: z.boolean(),
           forms: z.array(z.string()),
         }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idListSchema, idSchema, pageRequest, pageResult } from './common.schema';
+import { dateSchema, idListSchema, idSchema, pageRequest, pageResult } from './common.schema';
 
 /**
  * The message centre: messages left for a user (system messages, team messages, invitations) in one
@@ -8,7 +8,6 @@ import { idListSchema, idSchema, pageRequest, pageResult } from './common.schema
 export const MESSAGE_KINDS = ['system', 'team', 'invite'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const readFlag = z.preprocess(
   (v) => (v === true || v === 'true' || v === '1' || v === 1 ? true : v === false || v === 'false' || v === '0' || v === 0 ? false : v),
   z.boolean(),
@@ -20,8 +19,8 @@ export const messageListRequest = pageRequest
     isRead: readFlag.optional(),
     kind: z.enum(MESSAGE_KINDS).optional(),
     /** first and last day (yyyy-mm-dd, inclusive) of the sending date, in the time zone `timeZone` */
-    from: z.string().regex(DAY).optional(),
-    to: z.string().regex(DAY).optional(),
+    from: dateSchema.optional(),
+    to: dateSchema.optional(),
     timeZone: z.string().max(64).optional(),
     keyword: z.string().max(50).optional(),
   })

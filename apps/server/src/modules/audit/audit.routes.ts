@@ -6,7 +6,7 @@ import { z } from 'zod';
 import ExcelJS from 'exceljs';
 import type { FastifyReply } from 'fastify';
 import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
-import { auditLogPage, auditLogQuery, userPickerRow, type Language } from '@esource/shared';
+import { auditLogPage, auditLogQuery, intSchema, userPickerRow, type Language } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { auditEvents } from '../../db/schema';
@@ -24,7 +24,7 @@ const eventOption = z.object({ value: z.string(), label: z.string() });
 /** The project page's user filter: a keyword, at most 20 answers. */
 const trailUserQuery = z.object({
   keyword: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(50).optional()),
-  limit: z.coerce.number().int().min(1).max(20).default(20),
+  limit: intSchema(1, 20).default(20),
 });
 
 function labelled(lang: Language, actions: string[]) {

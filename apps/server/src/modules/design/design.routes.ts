@@ -21,6 +21,7 @@ import {
   visitRow,
   visitUpdate,
   type Language,
+  idSchema,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
@@ -137,7 +138,7 @@ export function designRoutes({ database }: AppDeps): RouteSpec[] {
       guard: visitWrite,
       summary: 'Add (no id) or update a stage',
       tags: ['design'],
-      body: stageInput.extend({ id: z.coerce.number().int().positive().optional() }),
+      body: stageInput.extend({ id: idSchema.optional() }),
       response: stageRow,
       handler: ({ ctx, body }) => svc.saveStage(ctx, body),
     }),
@@ -260,7 +261,7 @@ export function designRoutes({ database }: AppDeps): RouteSpec[] {
       summary: 'Import a form from its JSON export into a version ("Import failed, data format is not correct" with the reason)',
       tags: ['design'],
       bodyType: 'json',
-      body: z.object({ versionId: z.coerce.number().int().positive(), content: z.string().min(1).max(2_000_000) }),
+      body: z.object({ versionId: idSchema, content: z.string().min(1).max(2_000_000) }),
       response: formRow,
       handler: ({ ctx, body }) => svc.saveForm(ctx, body.versionId, undefined, undefined, parseFormImport(body.content, ctx.language)),
     }),
@@ -270,7 +271,7 @@ export function designRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { allOf: ['project:info:export'] }, scope: 'project' },
       summary: "The project's design (stages, visits, forms) as a JSON file; default the newest version",
       tags: ['design'],
-      query: z.object({ versionId: z.coerce.number().int().positive().optional() }),
+      query: z.object({ versionId: idSchema.optional() }),
       response: z.null(),
       raw: true,
       handler: async ({ ctx, query, reply }) => {

@@ -9,7 +9,7 @@ import type { Config } from '../../config/config';
 import type { JobRunner } from './job-runner';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
-import type { ProgressType } from '@esource/shared';
+import { intSchema, type ProgressType } from '@esource/shared';
 
 export const SELF_TEST_JOB = 'system.self-test';
 
@@ -44,12 +44,12 @@ export function selfTestRoutes({ config, jobs }: AppDeps): RouteSpec[] {
       summary: 'Test hook: start a self-test job with a progress item for the caller',
       tags: ['test'],
       body: z.object({
-        type: z.coerce.number().int().min(1).max(3).default(2),
-        steps: z.coerce.number().int().min(1).max(100).default(5),
-        stepMs: z.coerce.number().int().min(0).max(10_000).default(500),
+        type: intSchema(1, 3).default(2),
+        steps: intSchema(1, 100).default(5),
+        stepMs: intSchema(0, 10_000).default(500),
         fail: z.preprocess((v) => v === true || v === 'true' || v === '1', z.boolean()).default(false),
         ptsNo: z.string().max(50).optional(),
-        ptsId: z.coerce.number().int().optional(),
+        ptsId: intSchema().optional(),
         label: z.string().max(200).default('Self-test'),
       }),
       response: z.object({ jobId: z.string().nullable(), progressItemId: z.number().int().nullable() }),

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { and, asc, count, eq, ilike, ne, or, sql } from 'drizzle-orm';
-import { deptInput, deptRow, idRequest, orgInput, orgPage, orgPageRequest, orgRow } from '@esource/shared';
+import { deptInput, deptRow, idRequest, idSchema, intSchema, orgInput, orgPage, orgPageRequest, orgRow } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { departments, organizations, sites, users } from '../../db/schema';
@@ -92,7 +92,7 @@ export function orgRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['system:org:update'] }, scope: 'system' },
       summary: 'Update an organisation',
       tags: ['organisations'],
-      body: orgInput.extend({ id: z.coerce.number().int().positive(), status: z.coerce.number().int().min(0).max(1).optional() }),
+      body: orgInput.extend({ id: idSchema, status: intSchema(0, 1).optional() }),
       response: orgRow,
       handler: ({ ctx, body }) =>
         db.transaction(async (tx) => {
@@ -143,7 +143,7 @@ export function orgRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['system:dept:query', 'system:org:query', 'system:user:query'] }, scope: 'system' },
       summary: 'Departments of an organisation',
       tags: ['organisations'],
-      query: z.object({ orgId: z.coerce.number().int().positive() }),
+      query: z.object({ orgId: idSchema }),
       response: z.array(deptRow),
       handler: async ({ query }) =>
         db
@@ -180,7 +180,7 @@ export function orgRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['system:dept:update'] }, scope: 'system' },
       summary: 'Rename a department',
       tags: ['organisations'],
-      body: z.object({ id: z.coerce.number().int().positive(), name: z.string().min(1).max(50), code: z.string().max(50).optional() }),
+      body: z.object({ id: idSchema, name: z.string().min(1).max(50), code: z.string().max(50).optional() }),
       response: deptRow,
       handler: ({ ctx, body }) =>
         db.transaction(async (tx) => {

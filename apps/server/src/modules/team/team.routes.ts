@@ -10,6 +10,7 @@ import {
   memberRow,
   memberStatusRequest,
   memberUpdate,
+  intSchema,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
@@ -38,7 +39,7 @@ export function teamRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['team:member:add', 'team:member:invite'] }, scope: 'project' },
       summary: 'Enabled users who are not yet members in this environment (picker for adding members)',
       tags: ['team'],
-      query: z.object({ keyword: z.string().max(50).default(''), limit: z.coerce.number().int().min(1).max(50).default(20) }),
+      query: z.object({ keyword: z.string().max(50).default(''), limit: intSchema(1, 50).default(20) }),
       response: z.array(z.object({ id: z.number().int(), account: z.string(), name: z.string(), orgName: z.string().nullable() })),
       handler: ({ ctx, query }) => svc.candidates(ctx, query.keyword, query.limit),
     }),

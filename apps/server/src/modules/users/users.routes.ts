@@ -17,6 +17,7 @@ import {
   userPickerRow,
   userStatusRequest,
   userUpdateRequest,
+  idSchema,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
@@ -106,7 +107,7 @@ export function userRoutes({ database }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['system:user:invite'] }, scope: 'system' },
       summary: 'Invite a user: a new initial password (returned once, to be changed at first login) and a message',
       tags,
-      body: z.object({ id: z.coerce.number().int().positive() }),
+      body: z.object({ id: idSchema }),
       response: z.object({ id: z.number().int(), account: z.string(), initialPassword: z.string() }),
       handler: ({ ctx, body }) => users.invite(ctx, body.id),
     }),
