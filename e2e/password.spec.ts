@@ -62,11 +62,13 @@ test('Modify Password shows each validation message and the meter levels, then c
   await expect(dialog).toContainText('The two passwords you entered do not match.');
   await page.screenshot({ path: path.join(ARTIFACTS, 'password-dialog-en_US.png') });
 
-  // the request carries the SHA-256 digest, never the password
+  // the request carries the SHA-256 digests (the current password re-authenticates), never the passwords
+  await dialog.getByTestId('current-password').fill(DEMO_PASSWORD);
   const sent = page.waitForRequest((r) => r.url().endsWith('/api/user/updatePwd'));
   await confirm.fill(next);
   await ok.click();
   const body = new URLSearchParams((await sent).postData() ?? '');
+  expect(body.get('oldPwd')).toBe(sha256(DEMO_PASSWORD));
   expect(body.get('newPwd')).toBe(sha256(next));
   expect(body.get('newPwd')).not.toContain(next);
   await expect(page.getByText('Password changed successfully.')).toBeVisible();
@@ -75,7 +77,7 @@ test('Modify Password shows each validation message and the meter levels, then c
   // the new password works; put the demo password back
   const s = await apiLogin(request, 'dm', 1, 'main', next);
   const back = await request.post('/api/user/updatePwd', {
-    form: { newPwd: sha256(DEMO_PASSWORD), userId: s.user.id },
+    form: { oldPwd: sha256(next), newPwd: sha256(DEMO_PASSWORD), userId: s.user.id },
     headers: { token: s.token },
   });
   expect(back.status()).toBe(200);

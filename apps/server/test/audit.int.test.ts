@@ -35,7 +35,7 @@ describe('audit trail', () => {
     const [sw] = await rowsFor('env.switch');
     expect(sw).toMatchObject({ field: 'env', oldValue: 'PRO', newValue: 'UAT', userName: 'Dana Manager' });
     const [u] = await s.database.db.select().from(users).where(eq(users.account, 'dm'));
-    await s.api.post('/user/updatePwd', { token, form: { newPwd: sha256Hex('Changed#123'), userId: u!.id } });
+    await s.api.post('/user/updatePwd', { token, form: { oldPwd: sha256Hex('Demo@123456'), newPwd: sha256Hex('Changed#123'), userId: u!.id } });
     const [pw] = await rowsFor('password.change');
     expect(pw!.field).toBe('passwordChangedAt');
     expect(pw!.oldValue).toBe(u!.passwordChangedAt!.toISOString());
