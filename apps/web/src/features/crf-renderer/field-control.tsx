@@ -189,6 +189,7 @@ export function FieldControl({ field, value, onChange, language, readOnly, inval
             needConfirm={false}
             value={asDay(time, TIME_FORMAT)}
             placeholder={t('placeholder.time')}
+            style={{ minWidth: 150 }}
             onChange={(v) => set(date, v ? v.format(TIME_FORMAT) : '')}
           />
         </Space.Compact>

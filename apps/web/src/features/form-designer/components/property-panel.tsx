@@ -203,13 +203,13 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
       ) : null}
       {field.type === 'date' || field.type === 'datetime' ? (
         <Form.Item label={t('field.dateRules')}>
-          <Space orientation="vertical" size={4}>
-            <Space size={8} wrap>
+          <Space orientation="vertical" size={4} style={{ width: '100%' }}>
+            <Space orientation="vertical" size={2} style={{ width: '100%' }}>
               <span>{t('field.dateMeaning')}</span>
               <Select
                 data-testid="prop-dateMeaning"
                 size="small"
-                style={{ width: 200 }}
+                style={{ width: '100%' }}
                 value={field.dateMeaning ?? 'auto'}
                 options={[
                   { value: 'auto', label: t('dateMeaning.auto', { meaning: t(`dateMeaning.${dateMeaning({ variable: field.variable })}`) }) },
