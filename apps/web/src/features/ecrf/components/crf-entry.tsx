@@ -41,6 +41,7 @@ import {
 import { ItemHistory } from './item-history';
 import { ChangeReasonDialog } from './change-reason-dialog';
 import { SignatureDialog } from './signature-dialog';
+import { SignatureDialog } from './signature-dialog';
 import { CrfStatusTag } from './status';
 import '../ecrf.css';
 
@@ -423,6 +424,11 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
           onCancel={() => setAsking(null)}
           onOk={(reasons) => void send(asking.mode, reasons)}
         />
+      ) : null}
+      {dialog === 'certify' && view?.instance ? (
+        <SignatureDialog title={t('signature.title')} okText={t('certify.button')} onSign={certify} onClose={() => setDialog(null)}>
+          <Typography.Paragraph>{t('signature.what', { what: formTitle })}</Typography.Paragraph>
+        </SignatureDialog>
       ) : null}
       {dialog === 'certify' && view?.instance ? (
         <SignatureDialog title={t('signature.title')} okText={t('certify.button')} onSign={certify} onClose={() => setDialog(null)}>

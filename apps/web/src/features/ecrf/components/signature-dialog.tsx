@@ -72,9 +72,7 @@ export function SignatureDialog({
           </Typography.Text>
         </Descriptions.Item>
         <Descriptions.Item label={t('signature.signer')}>
-          <span data-testid="signature-signer">
-            {user ? `${user.name} (${user.account})` : '—'}
-          </span>
+          <span data-testid="signature-signer">{user ? `${user.name} (${user.account})` : '—'}</span>
         </Descriptions.Item>
       </Descriptions>
       <Form form={form} layout="vertical" onFinish={() => void submit().catch(() => undefined)}>
