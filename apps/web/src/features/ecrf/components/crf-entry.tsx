@@ -41,7 +41,6 @@ import {
 import { ItemHistory } from './item-history';
 import { ChangeReasonDialog } from './change-reason-dialog';
 import { SignatureDialog } from './signature-dialog';
-import { SignatureDialog } from './signature-dialog';
 import { CrfStatusTag } from './status';
 import '../ecrf.css';
 
@@ -426,12 +425,12 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
         />
       ) : null}
       {dialog === 'certify' && view?.instance ? (
-        <SignatureDialog title={t('signature.title')} okText={t('certify.button')} onSign={certify} onClose={() => setDialog(null)}>
-          <Typography.Paragraph>{t('signature.what', { what: formTitle })}</Typography.Paragraph>
-        </SignatureDialog>
-      ) : null}
-      {dialog === 'certify' && view?.instance ? (
-        <SignatureDialog title={t('signature.title')} okText={t('certify.button')} onSign={certify} onClose={() => setDialog(null)}>
+        <SignatureDialog
+          title={t('signature.title')}
+          okText={t('certify.button')}
+          onSign={certify}
+          onClose={() => setDialog(null)}
+        >
           <Typography.Paragraph>{t('signature.what', { what: formTitle })}</Typography.Paragraph>
         </SignatureDialog>
       ) : null}
