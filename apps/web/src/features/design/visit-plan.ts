@@ -5,6 +5,7 @@ export interface VisitWindow {
   id: number;
   code: string;
   name: string;
+  nameEn: string | null;
   day: number;
   start: number;
   end: number;
@@ -20,6 +21,7 @@ export function visitWindows(visits: readonly VisitRow[]): VisitWindow[] {
       id: v.id,
       code: v.code,
       name: v.name,
+      nameEn: v.nameEn,
       day: v.dayOffset,
       start: v.dayOffset - v.windowBefore,
       end: v.dayOffset + v.windowAfter,
@@ -82,6 +84,8 @@ export function windowText(v: Pick<VisitRow, 'unscheduled' | 'dayOffset' | 'wind
 export interface VisitFormValues {
   code: string;
   name: string;
+  /** the English name (optional) */
+  nameEn?: string;
   stageId?: number | null;
   sortOrder: number;
   dayOffset: number;
@@ -96,6 +100,7 @@ export function visitFormValues(v: VisitRow | undefined, nextOrder: number): Vis
     return {
       code: '',
       name: '',
+      nameEn: '',
       stageId: undefined,
       sortOrder: nextOrder,
       dayOffset: 0,
@@ -107,6 +112,7 @@ export function visitFormValues(v: VisitRow | undefined, nextOrder: number): Vis
   return {
     code: v.code,
     name: v.name,
+    nameEn: v.nameEn ?? '',
     stageId: v.stageId ?? undefined,
     sortOrder: v.sortOrder,
     dayOffset: v.dayOffset,
@@ -123,6 +129,8 @@ export interface VisitBody {
   stageId?: number;
   code: string;
   name: string;
+  /** empty: the visit has no English name (an edit clears it) */
+  nameEn: string;
   sortOrder: number;
   dayOffset: number;
   windowBefore: number;
@@ -142,6 +150,7 @@ export function visitBody(v: VisitFormValues, target: { versionId: number } | { 
     ...target,
     code: v.code.trim(),
     name: v.name.trim(),
+    nameEn: (v.nameEn ?? '').trim(),
     sortOrder: n(v.sortOrder),
     dayOffset: v.unscheduled ? 0 : n(v.dayOffset),
     windowBefore: v.unscheduled ? 0 : n(v.windowBefore),

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
+import { visitLabel } from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { mySitesQuery } from '../../subjects/api/subjects-api';
 import { VisitStateTag } from '../../subjects/components/visit-state-tag';
@@ -118,9 +119,10 @@ export default function CalendarPage() {
 }
 
 function Occurrence({ v, loginType }: { v: VisitOccurrence; loginType: number | null }) {
+  const { i18n } = useTranslation();
   return (
     <Popover
-      title={`${v.ptsNo} · ${v.code} ${v.name}`}
+      title={`${v.ptsNo} · ${v.code} ${visitLabel(v, i18n.language)}`}
       content={
         <Space orientation="vertical" size={4}>
           <VisitStateTag state={v.state} />

@@ -2,7 +2,7 @@ import { Card, Empty, Result, Table, Tag, Typography } from 'antd';
 import dayjs from 'dayjs';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { VISIT_RANGE_MAX_DAYS } from '@esource/shared';
+import { VISIT_RANGE_MAX_DAYS, visitLabel } from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { VisitStateTag } from '../../subjects/components/visit-state-tag';
 import { subjectDetailPath } from '../../subjects/subject-links';
@@ -11,7 +11,7 @@ import { useAllVisits } from '../use-all-visits';
 
 /** /project/visitTimeline/taskList: visits in window or overdue across the caller's subjects. */
 export default function TaskListPage() {
-  const { t } = useTranslation('subjects');
+  const { t, i18n } = useTranslation('subjects');
   const loginType = useSession((s) => s.loginType);
   // in window today, or overdue with a window that ended in the past year (the widest range one request
   // takes); one day past today so that a browser behind UTC still asks for the server's today
@@ -66,7 +66,7 @@ export default function TaskListPage() {
                 render: (_: unknown, r) => (
                   <span>
                     <Tag color="geekblue">{r.code}</Tag>
-                    {r.name}
+                    {visitLabel(r, i18n.language)}
                   </span>
                 ),
               },

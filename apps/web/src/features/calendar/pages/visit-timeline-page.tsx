@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useState } from 'react';
-import type { ScheduleVisit } from '@esource/shared';
+import { visitLabel, type ScheduleVisit } from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { scheduleQuery, subjectPageQuery, subjectQuery } from '../../subjects/api/subjects-api';
 import { VisitStateTag } from '../../subjects/components/visit-state-tag';
@@ -88,7 +88,7 @@ export default function VisitTimelinePage() {
 }
 
 function Timeline({ visits }: { visits: ScheduleVisit[] }) {
-  const { t } = useTranslation('subjects');
+  const { t, i18n } = useTranslation('subjects');
   const dated = visits.filter((v) => v.start && v.end);
   const now = today();
   const dates = dated
@@ -110,7 +110,7 @@ function Timeline({ visits }: { visits: ScheduleVisit[] }) {
           <div key={`${v.visitId}-${v.unscheduledId}`} className="vt-row" data-testid={`timeline-${v.code}`}>
             <div className="vt-label">
               <Tag color="geekblue">{v.code}</Tag>
-              <span className="vt-name">{v.name}</span>
+              <span className="vt-name">{visitLabel(v, i18n.language)}</span>
             </div>
             <div className="vt-track">
               <div

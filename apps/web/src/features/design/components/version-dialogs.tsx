@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { Alert, Checkbox, Form, Input, InputNumber, Modal, Typography } from 'antd';
+import { Alert, Checkbox, Form, InputNumber, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { VersionRow } from '@esource/shared';
 import { designApi, type StageRow } from '../api/design-api';
+import { LimitedInput } from '../../../components/limited-input';
 
 /** New version (DEV): a copy of the newest version, which stays as it is. */
 export function NewVersionDialog({
@@ -59,7 +60,7 @@ export function NewVersionDialog({
               { max: 50, message: t('rule.max', { max: 50 }) },
             ]}
           >
-            <Input maxLength={50} data-testid="version-name" />
+            <LimitedInput max={50} data-testid="version-name" />
           </Form.Item>
         </Form>
       </div>
@@ -181,7 +182,7 @@ export function StageDialog({
               { max: 50, message: t('rule.max', { max: 50 }) },
             ]}
           >
-            <Input maxLength={50} data-testid="stage-name" />
+            <LimitedInput max={50} data-testid="stage-name" />
           </Form.Item>
           <Form.Item name="sortOrder" label={t('stage.order')}>
             <InputNumber min={0} precision={0} />

@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { Alert, Col, Form, Input, InputNumber, Modal, Row, Select, Switch } from 'antd';
+import { Alert, Col, Form, InputNumber, Modal, Row, Select, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { FormRow, VisitRow } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
 import { designApi, type StageRow } from '../api/design-api';
 import { visitBody, visitFormValues, type VisitFormValues } from '../visit-plan';
+import { LimitedInput, maxRule } from '../../../components/limited-input';
 
 interface Props {
   versionId: number;
@@ -20,6 +21,7 @@ interface Props {
 const FIELDS = [
   'code',
   'name',
+  'nameEn',
   'stageId',
   'sortOrder',
   'dayOffset',
@@ -99,7 +101,7 @@ export function VisitDialog({
                   { pattern: /^[A-Za-z0-9_-]+$/, message: t('rule.codeChars') },
                 ]}
               >
-                <Input maxLength={30} data-testid="visit-code" autoComplete="off" />
+                <LimitedInput max={30} data-testid="visit-code" autoComplete="off" />
               </Form.Item>
             </Col>
             <Col span={16}>
@@ -111,7 +113,18 @@ export function VisitDialog({
                   { max: 50, message: t('rule.max', { max: 50 }) },
                 ]}
               >
-                <Input maxLength={50} data-testid="visit-name" autoComplete="off" />
+                <LimitedInput max={50} data-testid="visit-name" autoComplete="off" />
+              </Form.Item>
+            </Col>
+            <Col span={8} />
+            <Col span={16}>
+              <Form.Item
+                name="nameEn"
+                label={t('visit.nameEn')}
+                extra={t('visit.nameEnHelp')}
+                rules={[maxRule(50)]}
+              >
+                <LimitedInput max={50} data-testid="visit-name-en" autoComplete="off" />
               </Form.Item>
             </Col>
             <Col span={16}>

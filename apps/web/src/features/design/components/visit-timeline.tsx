@@ -1,13 +1,13 @@
 import { Alert, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { VisitRow } from '@esource/shared';
+import { visitLabel, type VisitRow } from '@esource/shared';
 import { axisTicks, dayPercent, overlappingWindows, timelineRange, visitWindows } from '../visit-plan';
 
 const ROW = 24;
 
 /** A small preview of the scheduled visits: each visit's day (dot) and its −/+ window (bar), on one day axis. */
 export function VisitTimeline({ visits }: { visits: readonly VisitRow[] }) {
-  const { t } = useTranslation('design');
+  const { t, i18n } = useTranslation('design');
   const ws = visitWindows(visits);
   if (ws.length === 0)
     return (
@@ -44,7 +44,12 @@ export function VisitTimeline({ visits }: { visits: readonly VisitRow[] }) {
           {ws.map((w, i) => (
             <Tooltip
               key={w.id}
-              title={t('timeline.tip', { name: w.name, day: w.day, start: w.start, end: w.end })}
+              title={t('timeline.tip', {
+                name: visitLabel(w, i18n.language),
+                day: w.day,
+                start: w.start,
+                end: w.end,
+              })}
             >
               <div data-testid={`timeline-${w.code}`}>
                 <div

@@ -31,7 +31,14 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { can, type FormRow, type Permission, type VersionRow, type VisitRow } from '@esource/shared';
+import {
+  can,
+  visitLabel,
+  type FormRow,
+  type Permission,
+  type VersionRow,
+  type VisitRow,
+} from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import {
@@ -136,7 +143,12 @@ export default function DesignPage() {
   const visitColumns: TableColumnsType<VisitRow> = [
     { title: t('visit.order'), dataIndex: 'sortOrder', key: 'order', width: 70 },
     { title: t('visit.code'), dataIndex: 'code', key: 'code', width: 90 },
-    { title: t('visit.name'), dataIndex: 'name', key: 'name' },
+    {
+      title: t('visit.name'),
+      dataIndex: 'name',
+      key: 'name',
+      render: (_: string, v: VisitRow) => visitLabel(v, language),
+    },
     {
       title: t('visit.stage'),
       dataIndex: 'stageId',

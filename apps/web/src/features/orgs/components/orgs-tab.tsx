@@ -22,6 +22,7 @@ import { can, LIMITS, type DeptRow, type OrgRow, type Permission } from '@esourc
 import { deptsQuery, orgsApi, orgsPageQuery, type OrgInput } from '../api/orgs-api';
 import { useAccess } from '../../session/use-user-info';
 import { PagedTable } from '../../../components/paged-table';
+import { LimitedInput, LimitedTextArea } from '../../../components/limited-input';
 
 function useHas() {
   const access = useAccess();
@@ -187,13 +188,13 @@ function OrgFormDialog({ open, org, onClose }: { open: boolean; org: OrgRow | nu
             { max: LIMITS.orgNameMax, message: t('validation.nameMax', { max: LIMITS.orgNameMax }) },
           ]}
         >
-          <Input showCount maxLength={LIMITS.orgNameMax} data-testid="org-name" />
+          <LimitedInput max={LIMITS.orgNameMax} data-testid="org-name" />
         </Form.Item>
         <Form.Item name="code" label={t('fields.code')} rules={[{ max: 50 }]}>
-          <Input maxLength={50} />
+          <LimitedInput max={50} />
         </Form.Item>
         <Form.Item name="address" label={t('fields.address')} rules={[{ max: 200 }]}>
-          <Input.TextArea rows={2} maxLength={200} />
+          <LimitedTextArea max={200} rows={2} />
         </Form.Item>
       </Form>
     </Modal>
@@ -252,18 +253,20 @@ function DeptPanel({ org }: { org: OrgRow | null }) {
         <>
           {has('system:dept:add') ? (
             <Space.Compact style={{ width: '100%', marginBottom: 12 }}>
-              <Input
+              <LimitedInput
+                max={50}
                 value={newName}
-                maxLength={50}
                 placeholder={t('deptNamePlaceholder')}
                 onChange={(e) => setNewName(e.target.value)}
-                onPressEnter={() => newName.trim() && add.mutate(newName.trim())}
+                onPressEnter={() =>
+                  newName.trim() && newName.trim().length <= 50 && add.mutate(newName.trim())
+                }
                 data-testid="dept-new-name"
               />
               <Button
                 type="primary"
                 icon={<PlusOutlined />}
-                disabled={!newName.trim()}
+                disabled={!newName.trim() || newName.trim().length > 50}
                 loading={add.isPending}
                 onClick={() => add.mutate(newName.trim())}
               >
@@ -280,18 +283,20 @@ function DeptPanel({ org }: { org: OrgRow | null }) {
               renaming?.id === d.id ? (
                 <List.Item>
                   <Space.Compact style={{ width: '100%' }}>
-                    <Input
+                    <LimitedInput
+                      max={50}
                       autoFocus
                       value={renaming.name}
-                      maxLength={50}
                       onChange={(e) => setRenaming({ id: d.id, name: e.target.value })}
                       onPressEnter={() =>
-                        renaming.name.trim() && rename.mutate({ id: d.id, name: renaming.name.trim() })
+                        renaming.name.trim() &&
+                        renaming.name.trim().length <= 50 &&
+                        rename.mutate({ id: d.id, name: renaming.name.trim() })
                       }
                     />
                     <Button
                       icon={<CheckOutlined />}
-                      disabled={!renaming.name.trim()}
+                      disabled={!renaming.name.trim() || renaming.name.trim().length > 50}
                       loading={rename.isPending}
                       onClick={() => rename.mutate({ id: d.id, name: renaming.name.trim() })}
                       aria-label={t('save')}

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { LIMITS, type ProjectDetail } from '@esource/shared';
 import { projectManageApi } from '../api/project-manage-api';
 import { serverProblems } from '../project-form';
+import { LimitedInput, LimitedTextArea } from '../../../components/limited-input';
 
 interface Base {
   project: ProjectDetail;
@@ -70,7 +71,7 @@ export function CopyProjectDialog({
               { max: LIMITS.projectNoMax, message: t('rule.noMax', { max: LIMITS.projectNoMax }) },
             ]}
           >
-            <Input maxLength={LIMITS.projectNoMax} showCount data-testid="copy-no" />
+            <LimitedInput max={LIMITS.projectNoMax} data-testid="copy-no" />
           </Form.Item>
           <Form.Item
             name="name"
@@ -80,7 +81,7 @@ export function CopyProjectDialog({
               { max: LIMITS.projectNameMax, message: t('rule.nameMax', { max: LIMITS.projectNameMax }) },
             ]}
           >
-            <Input maxLength={LIMITS.projectNameMax} showCount data-testid="copy-name" />
+            <LimitedInput max={LIMITS.projectNameMax} data-testid="copy-name" />
           </Form.Item>
         </Form>
       </div>
@@ -149,7 +150,7 @@ export function StatusDialog({
               { max: 500, message: t('rule.max', { max: 500 }) },
             ]}
           >
-            <Input.TextArea rows={3} maxLength={500} showCount data-testid="status-reason" />
+            <LimitedTextArea max={500} rows={3} data-testid="status-reason" />
           </Form.Item>
         </Form>
       </div>
@@ -215,7 +216,7 @@ export function DeleteProjectDialog({ project, onClose, onDone }: Base & { onDon
             label={t('field.reasonOptional')}
             rules={[{ max: 500, message: t('rule.max', { max: 500 }) }]}
           >
-            <Input.TextArea rows={2} maxLength={500} />
+            <LimitedTextArea max={500} rows={2} />
           </Form.Item>
         </Form>
       </div>

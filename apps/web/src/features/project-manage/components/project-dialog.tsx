@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Form, Input, Modal, Radio, Switch } from 'antd';
+import { Alert, Button, Form, Modal, Radio, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { LIMITS, type ProjectDetail } from '@esource/shared';
 import { projectManageApi } from '../api/project-manage-api';
@@ -11,6 +11,7 @@ import {
   serverProblems,
   type ProjectFormValues,
 } from '../project-form';
+import { LimitedInput } from '../../../components/limited-input';
 
 const FIELDS = [
   'no',
@@ -126,7 +127,7 @@ export function ProjectDialog({ mode, project, onClose, onSaved, reload }: Props
               { max: LIMITS.projectNoMax, message: t('rule.noMax', { max: LIMITS.projectNoMax }) },
             ]}
           >
-            <Input maxLength={LIMITS.projectNoMax} showCount data-testid="project-no" autoComplete="off" />
+            <LimitedInput max={LIMITS.projectNoMax} data-testid="project-no" autoComplete="off" />
           </Form.Item>
           <Form.Item
             name="name"
@@ -136,12 +137,7 @@ export function ProjectDialog({ mode, project, onClose, onSaved, reload }: Props
               { max: LIMITS.projectNameMax, message: t('rule.nameMax', { max: LIMITS.projectNameMax }) },
             ]}
           >
-            <Input
-              maxLength={LIMITS.projectNameMax}
-              showCount
-              data-testid="project-name"
-              autoComplete="off"
-            />
+            <LimitedInput max={LIMITS.projectNameMax} data-testid="project-name" autoComplete="off" />
           </Form.Item>
           <Form.Item name="scene" label={t('field.scene')} rules={[{ required: true }]}>
             <Radio.Group data-testid="project-scene">
@@ -171,7 +167,7 @@ export function ProjectDialog({ mode, project, onClose, onSaved, reload }: Props
             extra={t('field.configFiveFunctionHelp')}
             rules={[{ max: 50, message: t('rule.max', { max: 50 }) }]}
           >
-            <Input maxLength={50} data-testid="project-five" autoComplete="off" />
+            <LimitedInput max={50} data-testid="project-five" autoComplete="off" />
           </Form.Item>
         </Form>
       </div>

@@ -1,5 +1,17 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Button, Checkbox, Col, Empty, Form, Input, Modal, Row, Select, Space, TimePicker, Typography } from 'antd';
+import {
+  Button,
+  Checkbox,
+  Col,
+  Empty,
+  Form,
+  Modal,
+  Row,
+  Select,
+  Space,
+  TimePicker,
+  Typography,
+} from 'antd';
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +24,7 @@ import {
   windowsToRows,
   type LoginWindowRow,
 } from '../lib/login-windows';
+import { LimitedInput } from '../../../components/limited-input';
 
 interface FormValues {
   name: string;
@@ -24,7 +37,14 @@ interface FormValues {
 function timeZones(): string[] {
   const intl = Intl as unknown as { supportedValuesOf?: (k: string) => string[] };
   const all = intl.supportedValuesOf?.('timeZone') ?? [];
-  const common = ['Asia/Shanghai', 'Asia/Hong_Kong', 'Asia/Tokyo', 'Europe/London', 'America/New_York', 'UTC'];
+  const common = [
+    'Asia/Shanghai',
+    'Asia/Hong_Kong',
+    'Asia/Tokyo',
+    'Europe/London',
+    'America/New_York',
+    'UTC',
+  ];
   return [...new Set([...common, ...all])];
 }
 
@@ -93,7 +113,10 @@ export function GroupFormDialog({
     label: `${u.name} (${u.account})${u.orgName ? ` · ${u.orgName}` : ''}`,
   }));
   if (group?.reviewerUserId && !reviewerOptions.some((o) => o.value === group.reviewerUserId))
-    reviewerOptions.push({ value: group.reviewerUserId, label: group.reviewerName ?? String(group.reviewerUserId) });
+    reviewerOptions.push({
+      value: group.reviewerUserId,
+      label: group.reviewerName ?? String(group.reviewerUserId),
+    });
 
   return (
     <Modal
@@ -105,15 +128,22 @@ export function GroupFormDialog({
       okText={t('save')}
       confirmLoading={save.isPending}
     >
-      <Form form={form} layout="vertical" onFinish={() => save.mutate(form.getFieldsValue(true) as FormValues)}>
+      <Form
+        form={form}
+        layout="vertical"
+        onFinish={() => save.mutate(form.getFieldsValue(true) as FormValues)}
+      >
         <Row gutter={16}>
           <Col span={12}>
             <Form.Item
               name="name"
               label={t('groups.name')}
-              rules={[{ required: true, whitespace: true, message: t('validation.groupNameRequired') }, { max: 50 }]}
+              rules={[
+                { required: true, whitespace: true, message: t('validation.groupNameRequired') },
+                { max: 50 },
+              ]}
             >
-              <Input maxLength={50} data-testid="group-name" />
+              <LimitedInput max={50} data-testid="group-name" />
             </Form.Item>
           </Col>
           <Col span={12}>
@@ -136,7 +166,7 @@ export function GroupFormDialog({
           </Col>
           <Col span={12}>
             <Form.Item name="description" label={t('fields.description')} rules={[{ max: 200 }]}>
-              <Input maxLength={200} />
+              <LimitedInput max={200} />
             </Form.Item>
           </Col>
         </Row>
@@ -148,22 +178,35 @@ export function GroupFormDialog({
           {(fields, { add, remove }) => (
             <>
               {fields.length === 0 ? (
-                <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('groups.noWindows')} style={{ margin: '8px 0' }} />
+                <Empty
+                  image={Empty.PRESENTED_IMAGE_SIMPLE}
+                  description={t('groups.noWindows')}
+                  style={{ margin: '8px 0' }}
+                />
               ) : null}
               {fields.map((f) => (
                 <div
                   key={f.key}
-                  style={{ border: '1px solid #f0f0f0', borderRadius: 6, padding: '12px 12px 0', marginBottom: 8 }}
+                  style={{
+                    border: '1px solid #f0f0f0',
+                    borderRadius: 6,
+                    padding: '12px 12px 0',
+                    marginBottom: 8,
+                  }}
                   data-testid="window-row"
                 >
                   <Row gutter={12} align="top" wrap={false}>
                     <Col flex="auto">
                       <Form.Item
                         name={[f.name, 'days']}
-                        rules={[{ required: true, type: 'array', min: 1, message: t('validation.windowDays') }]}
+                        rules={[
+                          { required: true, type: 'array', min: 1, message: t('validation.windowDays') },
+                        ]}
                         style={{ marginBottom: 8 }}
                       >
-                        <Checkbox.Group options={WEEKDAYS.map((d) => ({ value: d, label: t(`weekday.${d}`) }))} />
+                        <Checkbox.Group
+                          options={WEEKDAYS.map((d) => ({ value: d, label: t(`weekday.${d}`) }))}
+                        />
                       </Form.Item>
                       <Space align="start" wrap>
                         <Form.Item
@@ -171,7 +214,12 @@ export function GroupFormDialog({
                           rules={[{ required: true, message: t('validation.windowTimes') }]}
                           style={{ marginBottom: 12 }}
                         >
-                          <TimePicker format="HH:mm" minuteStep={5} placeholder={t('groups.start')} needConfirm={false} />
+                          <TimePicker
+                            format="HH:mm"
+                            minuteStep={5}
+                            placeholder={t('groups.start')}
+                            needConfirm={false}
+                          />
                         </Form.Item>
                         <span style={{ lineHeight: '32px' }}>–</span>
                         <Form.Item
@@ -182,14 +230,20 @@ export function GroupFormDialog({
                             ({ getFieldValue }) => ({
                               validator: () => {
                                 const row = getFieldValue(['windows', f.name]) as LoginWindowRow | undefined;
-                                const p = row?.start && row.end ? windowRowProblem({ ...row, days: [1] }) : null;
+                                const p =
+                                  row?.start && row.end ? windowRowProblem({ ...row, days: [1] }) : null;
                                 return p ? Promise.reject(new Error(t(p))) : Promise.resolve();
                               },
                             }),
                           ]}
                           style={{ marginBottom: 12 }}
                         >
-                          <TimePicker format="HH:mm" minuteStep={5} placeholder={t('groups.end')} needConfirm={false} />
+                          <TimePicker
+                            format="HH:mm"
+                            minuteStep={5}
+                            placeholder={t('groups.end')}
+                            needConfirm={false}
+                          />
                         </Form.Item>
                       </Space>
                     </Col>

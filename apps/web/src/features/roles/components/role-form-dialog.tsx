@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Checkbox, Col, Form, Input, Modal, Radio, Row, Space, Tree, Typography } from 'antd';
+import { Checkbox, Col, Form, Modal, Radio, Row, Space, Tree, Typography } from 'antd';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { LIMITS, type RoleRow } from '@esource/shared';
@@ -11,6 +11,7 @@ import {
   permissionsToChecked,
 } from '../lib/permission-tree';
 import { usePermissionLabel } from '../lib/use-permission-label';
+import { LimitedInput, LimitedTextArea } from '../../../components/limited-input';
 
 interface FormValues {
   code: string;
@@ -22,7 +23,15 @@ interface FormValues {
 }
 
 /** Add or edit a role (spec §5: name ≤ 10, id ≤ 20): flags and its permissions, picked from the catalogue tree. */
-export function RoleFormDialog({ open, role, onClose }: { open: boolean; role: RoleRow | null; onClose: () => void }) {
+export function RoleFormDialog({
+  open,
+  role,
+  onClose,
+}: {
+  open: boolean;
+  role: RoleRow | null;
+  onClose: () => void;
+}) {
   const { t } = useTranslation('roles');
   const [form] = Form.useForm<FormValues>();
   const qc = useQueryClient();
@@ -88,12 +97,7 @@ export function RoleFormDialog({ open, role, onClose }: { open: boolean; role: R
       okText={t('save')}
       confirmLoading={save.isPending}
     >
-      <Form
-        form={form}
-        layout="vertical"
-        onFinish={(v) => save.mutate(v)}
-        data-testid="role-form"
-      >
+      <Form form={form} layout="vertical" onFinish={(v) => save.mutate(v)} data-testid="role-form">
         <Row gutter={16}>
           <Col span={12}>
             <Form.Item
@@ -104,7 +108,7 @@ export function RoleFormDialog({ open, role, onClose }: { open: boolean; role: R
                 { max: LIMITS.roleNameMax, message: t('validation.nameMax', { max: LIMITS.roleNameMax }) },
               ]}
             >
-              <Input showCount maxLength={LIMITS.roleNameMax} data-testid="role-name" />
+              <LimitedInput max={LIMITS.roleNameMax} data-testid="role-name" />
             </Form.Item>
           </Col>
           <Col span={12}>
@@ -117,12 +121,12 @@ export function RoleFormDialog({ open, role, onClose }: { open: boolean; role: R
                 { pattern: /^[A-Za-z0-9_-]+$/, message: t('validation.codeChars') },
               ]}
             >
-              <Input showCount maxLength={LIMITS.roleIdMax} data-testid="role-code" />
+              <LimitedInput max={LIMITS.roleIdMax} data-testid="role-code" />
             </Form.Item>
           </Col>
           <Col span={12}>
             <Form.Item name="nameEn" label={t('fields.nameEn')} rules={[{ max: 50 }]}>
-              <Input maxLength={50} />
+              <LimitedInput max={50} />
             </Form.Item>
           </Col>
           <Col span={12}>
@@ -137,7 +141,7 @@ export function RoleFormDialog({ open, role, onClose }: { open: boolean; role: R
           </Col>
           <Col span={24}>
             <Form.Item name="description" label={t('fields.description')} rules={[{ max: 200 }]}>
-              <Input.TextArea rows={2} maxLength={200} showCount />
+              <LimitedTextArea max={200} rows={2} />
             </Form.Item>
           </Col>
           <Col span={24}>
@@ -163,7 +167,13 @@ export function RoleFormDialog({ open, role, onClose }: { open: boolean; role: R
           }
         >
           <div
-            style={{ border: '1px solid #d9d9d9', borderRadius: 6, padding: 8, maxHeight: 360, overflow: 'auto' }}
+            style={{
+              border: '1px solid #d9d9d9',
+              borderRadius: 6,
+              padding: 8,
+              maxHeight: 360,
+              overflow: 'auto',
+            }}
             data-testid="permission-tree"
           >
             <Tree

@@ -8,6 +8,7 @@ import { useSession } from '../../session/session-store';
 import { piCandidatesQuery, sitesApi } from '../api/sites-api';
 import { orgsPageQuery } from '../../orgs/api/orgs-api';
 import { siteBody, siteDuplicateField, siteFormValues, type SiteFormValues } from '../site-form';
+import { LimitedInput } from '../../../components/limited-input';
 
 interface Props {
   site?: SiteDetailRow;
@@ -127,7 +128,7 @@ export function SiteDialog({ site, onClose, onSaved }: Props) {
               { max: 20, message: t('rule.max', { max: 20 }) },
             ]}
           >
-            <Input maxLength={20} showCount data-testid="site-no" autoComplete="off" />
+            <LimitedInput max={20} data-testid="site-no" autoComplete="off" />
           </Form.Item>
           <Form.Item
             name="name"
@@ -135,7 +136,7 @@ export function SiteDialog({ site, onClose, onSaved }: Props) {
             extra={t('field.nameHelp')}
             rules={[{ max: 100, message: t('rule.max', { max: 100 }) }]}
           >
-            <Input maxLength={100} data-testid="site-name" autoComplete="off" />
+            <LimitedInput max={100} data-testid="site-name" autoComplete="off" />
           </Form.Item>
           <Form.Item name="piUserId" label={t('field.pi')} extra={t('field.piHelp')}>
             <Select

@@ -15,7 +15,7 @@ import type { TableColumnsType } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import type { SiteDetailRow, SiteSchedule, VisitRow } from '@esource/shared';
+import { visitLabel, type SiteDetailRow, type SiteSchedule, type VisitRow } from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { siteScheduleQuery } from '../api/sites-api';
 
@@ -58,9 +58,9 @@ export function SiteScheduleDrawer({ site, onClose }: { site: SiteDetailRow; onC
       dataIndex: 'name',
       key: 'name',
       width: 160,
-      render: (v: string, r) => (
+      render: (_: string, r) => (
         <Space size={4} wrap>
-          <span>{v}</span>
+          <span>{visitLabel(r, language)}</span>
           {r.unscheduled ? <Tag color="orange">{t('schedule.unscheduled')}</Tag> : null}
         </Space>
       ),

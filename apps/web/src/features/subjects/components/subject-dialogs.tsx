@@ -10,6 +10,7 @@ import { mySitesQuery, subjectsApi, type SubjectInput } from '../api/subjects-ap
 import { allowedTargets, IDENTIFIER_FIELDS, reasonRequired } from '../subject-logic';
 import { StatusTag } from './status-tag';
 import { validFields } from '../../../lib/validate-form';
+import { LimitedInput } from '../../../components/limited-input';
 
 interface SubjectFormValues {
   siteId?: number;
@@ -145,7 +146,7 @@ export function SubjectDialog({
               extra={t('field.ptsNoHint')}
               rules={[{ pattern: /^[A-Za-z0-9-]{1,30}$/, message: t('rule.identifier') }]}
             >
-              <Input maxLength={30} data-testid="subject-no" />
+              <LimitedInput max={30} data-testid="subject-no" />
             </Form.Item>
           )}
           {editing ? null : (
@@ -161,7 +162,7 @@ export function SubjectDialog({
             label={t('field.initials')}
             rules={[{ max: 10, message: t('rule.max', { n: 10 }) }]}
           >
-            <Input maxLength={10} data-testid="subject-initials" />
+            <LimitedInput max={10} data-testid="subject-initials" />
           </Form.Item>
           {IDENTIFIER_FIELDS.filter((f) => f !== 'idCard').map((f) => (
             <Form.Item
@@ -170,7 +171,7 @@ export function SubjectDialog({
               label={t(`id.${f}`)}
               rules={[{ pattern: /^[A-Za-z0-9-]{1,40}$/, message: t('rule.identifier') }]}
             >
-              <Input maxLength={40} data-testid={`subject-${f}`} />
+              <LimitedInput max={40} data-testid={`subject-${f}`} />
             </Form.Item>
           ))}
           <Form.Item
@@ -185,7 +186,7 @@ export function SubjectDialog({
               },
             ]}
           >
-            <Input maxLength={18} data-testid="subject-idCard" />
+            <LimitedInput max={18} data-testid="subject-idCard" />
           </Form.Item>
         </div>
       </Form>

@@ -40,6 +40,7 @@ import {
   type SignatureMeaning,
   type SubjectRow,
   type VisitRow,
+  visitLabel,
 } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
@@ -61,7 +62,7 @@ const ENTRY_KEYS = ['visitId', 'formId', 'unscheduledId', 'repeatNo'] as const;
 
 /** /project/SickFile and /project/ptsDetail (query ptsId, activeKey=pts360): one subject, their visits and forms. */
 export default function SubjectDetailPage() {
-  const { t } = useTranslation('subjects');
+  const { t, i18n } = useTranslation('subjects');
   const env = useSession((s) => s.env);
   const projectId = useSession((s) => s.project?.id ?? null);
   const scope = { env, projectId };
@@ -157,7 +158,7 @@ export default function SubjectDetailPage() {
         <CrfEntry
           key={`${entry.visitId}-${entry.formId}-${entry.unscheduledId}-${entry.repeatNo}`}
           crfKey={entry}
-          context={`${s.ptsNo} · ${entryVisit ? `${entryVisit.code} ${entryVisit.name}` : ''}`}
+          context={`${s.ptsNo} · ${entryVisit ? `${entryVisit.code} ${visitLabel(entryVisit, i18n.language)}` : ''}`}
           repeats={entryForm?.instances.map((i) => i.repeatNo)}
           onClose={() => setQuery(Object.fromEntries(ENTRY_KEYS.map((k) => [k, null])))}
           // a save, certify, uncertify or deleted repeat moves the header's form progress and current visit
@@ -353,7 +354,7 @@ function VisitsTab({
               title={
                 <Space size={6} wrap>
                   <Tag color="geekblue">{v.code}</Tag>
-                  <span>{v.name}</span>
+                  <span>{visitLabel(v, language)}</span>
                   <VisitStateTag state={v.state} />
                 </Space>
               }
@@ -466,7 +467,7 @@ function CertifyVisitDialog({
   formName: (f: { formId: number; name: string }) => string;
   onClose: () => void;
 }) {
-  const { t } = useTranslation('subjects');
+  const { t, i18n } = useTranslation('subjects');
   const { message } = App.useApp();
   const qc = useQueryClient();
   const list = completedOf(visit);
@@ -478,13 +479,15 @@ function CertifyVisitDialog({
       password,
       meaning,
     );
-    void message.success(t('certifyVisit.done', { count: list.length, visit: visit.name }));
+    void message.success(
+      t('certifyVisit.done', { count: list.length, visit: visitLabel(visit, i18n.language) }),
+    );
     await qc.invalidateQueries({ queryKey: ['subjects'] });
     onClose();
   };
   return (
     <SignatureDialog
-      title={t('certifyVisit.title', { visit: `${visit.code} ${visit.name}` })}
+      title={t('certifyVisit.title', { visit: `${visit.code} ${visitLabel(visit, i18n.language)}` })}
       okText={t('certifyVisit.ok', { count: list.length })}
       onSign={sign}
       onClose={onClose}
@@ -511,7 +514,7 @@ function CertifyVisitDialog({
 }
 
 function UnscheduledDialog({ subject, onClose }: { subject: SubjectRow; onClose: () => void }) {
-  const { t } = useTranslation('subjects');
+  const { t, i18n } = useTranslation('subjects');
   const { message } = App.useApp();
   const qc = useQueryClient();
   const env = useSession((s) => s.env);
@@ -522,7 +525,7 @@ function UnscheduledDialog({ subject, onClose }: { subject: SubjectRow; onClose:
   });
   const options = (plan.data?.visits ?? [])
     .filter((v) => v.unscheduled)
-    .map((v) => ({ value: v.id, label: `${v.code} ${v.name}` }));
+    .map((v) => ({ value: v.id, label: `${v.code} ${visitLabel(v, i18n.language)}` }));
   const [form] = Form.useForm<{ visitId?: number; visitDate?: Dayjs; label?: string }>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);

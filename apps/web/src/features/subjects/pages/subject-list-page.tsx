@@ -28,7 +28,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
-import { can, LIMITS, type Permission, type SubjectRow } from '@esource/shared';
+import { can, LIMITS, visitLabel, type Permission, type SubjectRow } from '@esource/shared';
 import { useSession } from '../../session/session-store';
 import { useAccess } from '../../session/use-user-info';
 import {
@@ -52,7 +52,7 @@ type Dialog =
 
 /** /project/centerPtsList, /project/craPtsList, /project/sickLoop: one subject list (spec §2, §3 subject row). */
 export default function SubjectListPage() {
-  const { t } = useTranslation('subjects');
+  const { t, i18n } = useTranslation('subjects');
   const { message } = App.useApp();
   const qc = useQueryClient();
   const location = useLocation();
@@ -415,7 +415,10 @@ export default function SubjectListPage() {
               style={{ width: 200 }}
               value={filters.visitId}
               onChange={(v: number | undefined) => filter({ visitId: v })}
-              options={visits.data.map((v) => ({ value: v.id, label: `${v.code} ${v.name}` }))}
+              options={visits.data.map((v) => ({
+                value: v.id,
+                label: `${v.code} ${visitLabel(v, i18n.language)}`,
+              }))}
               data-testid="filter-visit"
             />
           ) : null}

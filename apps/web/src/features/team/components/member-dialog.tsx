@@ -7,6 +7,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useSession } from '../../session/session-store';
 import { candidatesQuery, roleOptionsQuery, teamApi, teamSitesQuery, type RoleOption } from '../api/team-api';
 import { memberAssignment, memberFormValues, type MemberFormValues } from '../member-form';
+import { LimitedInput, LimitedTextArea } from '../../../components/limited-input';
 
 export type MemberDialogMode = 'add' | 'invite' | 'edit';
 
@@ -151,7 +152,7 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
                 { max: 50, message: t('rule.max', { max: 50 }) },
               ]}
             >
-              <Input maxLength={50} data-testid="member-account" autoComplete="off" />
+              <LimitedInput max={50} data-testid="member-account" autoComplete="off" />
             </Form.Item>
           ) : null}
           {mode === 'edit' && member ? (
@@ -263,14 +264,14 @@ export function MessageDialog({
               { max: 200, message: t('rule.max', { max: 200 }) },
             ]}
           >
-            <Input maxLength={200} data-testid="message-title" />
+            <LimitedInput max={200} data-testid="message-title" />
           </Form.Item>
           <Form.Item
             name="content"
             label={t('message.content')}
             rules={[{ max: 5000, message: t('rule.max', { max: 5000 }) }]}
           >
-            <Input.TextArea rows={5} maxLength={5000} showCount data-testid="message-content" />
+            <LimitedTextArea max={5000} rows={5} data-testid="message-content" />
           </Form.Item>
         </Form>
       </div>

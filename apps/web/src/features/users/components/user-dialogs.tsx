@@ -1,11 +1,12 @@
 import { useEffect } from 'react';
-import { Alert, App, Descriptions, Drawer, Form, Input, Modal, Skeleton, Space, Tag, Typography } from 'antd';
+import { Alert, App, Descriptions, Drawer, Form, Modal, Skeleton, Space, Tag, Typography } from 'antd';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import type { UserAddResponse, UserListRow } from '@esource/shared';
 import { systemRoleOptionsQuery, userDetailQuery, usersApi } from '../api/users-api';
 import { usePms } from '../lib/use-pms';
+import { LimitedInput, LimitedTextArea, maxRule } from '../../../components/limited-input';
 
 export const fmtTime = (v: string | null | undefined): string =>
   v ? dayjs(v).format('YYYY-MM-DD HH:mm:ss') : '—';
@@ -81,9 +82,12 @@ export function UserStatusDialog({ user, onClose }: { user: UserListRow | null; 
         <Form.Item
           name="reason"
           label={t('reason')}
-          rules={[{ required: true, whitespace: true, message: t('validation.reasonRequired') }]}
+          rules={[
+            { required: true, whitespace: true, message: t('validation.reasonRequired') },
+            maxRule(500),
+          ]}
         >
-          <Input.TextArea rows={3} maxLength={500} showCount data-testid="status-reason" />
+          <LimitedTextArea max={500} rows={3} data-testid="status-reason" />
         </Form.Item>
       </Form>
     </Modal>
@@ -132,12 +136,12 @@ export function SendMessageDialog({ users, onClose }: { users: UserListRow[] | n
         <Form.Item
           name="title"
           label={t('messageTitle')}
-          rules={[{ required: true, whitespace: true, message: t('validation.titleRequired') }]}
+          rules={[{ required: true, whitespace: true, message: t('validation.titleRequired') }, maxRule(200)]}
         >
-          <Input maxLength={200} />
+          <LimitedInput max={200} />
         </Form.Item>
-        <Form.Item name="content" label={t('messageContent')}>
-          <Input.TextArea rows={5} maxLength={5000} showCount />
+        <Form.Item rules={[maxRule(5000)]} name="content" label={t('messageContent')}>
+          <LimitedTextArea max={5000} rows={5} />
         </Form.Item>
       </Form>
     </Modal>

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { Checkbox, Col, Form, Input, Modal, Row, Select, Skeleton } from 'antd';
+import { Checkbox, Col, Form, Modal, Row, Select, Skeleton } from 'antd';
 import type { Rule } from 'antd/es/form';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -16,6 +16,7 @@ import {
 import { userFieldProblem } from '../lib/user-rules';
 import { usePms } from '../lib/use-pms';
 import { orgsPageQuery } from '../../orgs/api/orgs-api';
+import { LimitedInput, maxRule } from '../../../components/limited-input';
 
 interface FormValues {
   account?: string;
@@ -177,16 +178,15 @@ export function UserFormDialog({
               <Form.Item
                 name="account"
                 label={t('fields.account')}
-                rules={
-                  editing
-                    ? []
-                    : [{ required: true, message: t('validation.accountRequired') }, check('account')]
-                }
+                // one rule: check('account') says "please enter the account" for an empty field itself; a
+                // separate required rule made an empty form show that message twice
+                required={!editing}
+                rules={editing ? [] : [check('account')]}
                 extra={editing ? t('accountFixed') : t('accountHint', { max: LIMITS.accountMax })}
               >
-                <Input
+                <LimitedInput
+                  max={LIMITS.accountMax}
                   disabled={editing}
-                  maxLength={LIMITS.accountMax}
                   autoComplete="off"
                   data-testid="user-account"
                 />
@@ -198,10 +198,10 @@ export function UserFormDialog({
                 label={t('fields.name')}
                 rules={[
                   { required: true, whitespace: true, message: t('validation.nameRequired') },
-                  { max: 50 },
+                  maxRule(50),
                 ]}
               >
-                <Input maxLength={50} data-testid="user-name" />
+                <LimitedInput max={50} data-testid="user-name" />
               </Form.Item>
             </Col>
             <Col span={12}>
@@ -212,17 +212,17 @@ export function UserFormDialog({
                 rules={[check('phone')]}
                 validateTrigger="onBlur"
               >
-                <Input maxLength={11} data-testid="user-phone" />
+                <LimitedInput max={11} data-testid="user-phone" />
               </Form.Item>
             </Col>
             <Col span={12}>
               <Form.Item
                 name="mail"
                 label={t('fields.mail')}
-                rules={[check('mail')]}
+                rules={[check('mail'), maxRule(100)]}
                 validateTrigger="onBlur"
               >
-                <Input maxLength={100} data-testid="user-mail" />
+                <LimitedInput max={100} data-testid="user-mail" />
               </Form.Item>
             </Col>
             <Col span={12}>
@@ -232,7 +232,7 @@ export function UserFormDialog({
                 rules={[check('idNumber')]}
                 validateTrigger="onBlur"
               >
-                <Input maxLength={18} data-testid="user-id-number" />
+                <LimitedInput max={18} data-testid="user-id-number" />
               </Form.Item>
             </Col>
             <Col span={12}>
