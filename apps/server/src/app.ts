@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import swaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import fastifyStatic from '@fastify/static';
 import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
 import { LIMITS, okEnvelope, type ErrorEnvelope } from '@esource/shared';
@@ -22,6 +23,7 @@ import { translateMaybe, translator } from './lib/i18n';
 import { parseInput } from './lib/validate';
 import { deepTrim } from './lib/trim';
 import { registerFormParser } from './lib/form';
+import { helmetOptions } from './lib/security-headers';
 import type { RouteSpec } from './lib/route';
 import { authorize, baseContext } from './modules/auth/context.service';
 import { AuthService } from './modules/auth/auth.service';
@@ -85,6 +87,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   const jobs = opts.jobs ?? new JobRunner(database, config);
   const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs };
 
+  // security headers (CSP, frame-ancestors, nosniff, referrer policy) on every answer: docs/security.md
+  await app.register(helmet, helmetOptions(config));
   registerFormParser(app);
   await app.register(multipart, { limits: { fileSize: LIMITS.pdfMaxBytes, files: LIMITS.fileCountMax } });
   await app.register(rateLimit, {
@@ -102,7 +106,6 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: `${API}/docs` });
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.addHook('onRequest', async (req) => {
@@ -131,6 +134,8 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     if (status >= 500) req.log.error({ err }, 'request failed');
     void reply.code(status).send(body);
   });
+  // (after the context hook and the error handler: the docs' own guard reads req.ctx and answers in the envelope)
+  if (config.apiDocs !== 'off') await app.register(swaggerUi, apiDocsOptions(config, database));
 
   const specs = [...allRoutes(deps), ...(opts.extraRoutes?.(deps) ?? [])];
   await app.register(async (api) => {
@@ -152,6 +157,37 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   });
 
   return { app, deps, routes };
+}
+
+/**
+ * Swagger UI at /api/docs (API_DOCS). With 'admin' the page and its static files are public but hold no data; the
+ * OpenAPI document (/api/docs/json, /yaml) needs a system administrator's session (system:config:query). A browser
+ * navigation sends no token header, so the page's Swagger UI adds the web app's stored session token to its
+ * requests (the spec fetch and "Try it out"); without a session it shows that the document could not be loaded.
+ */
+function apiDocsOptions(config: Config, database: Database): FastifySwaggerUiOptions {
+  const adminGuard: Guard = { permission: { anyOf: ['system:config:query'] }, scope: 'system' };
+  // swagger-ui writes uiConfig into its initializer script, a function by its toString(): this one's is the
+  // browser-side source (plain ES5, no build step touches it); the server never calls it
+  const interceptorSource =
+    "function (req) { try { var s = JSON.parse(localStorage.getItem('esource.session') || 'null');" +
+    ' if (s && s.token && !req.headers.token) req.headers.token = s.token; } catch (e) {} return req; }';
+  const requestInterceptor = Object.assign(<T>(req: T): T => req, { toString: () => interceptorSource });
+  return {
+    routePrefix: `${API}/docs`,
+    uiConfig: { requestInterceptor },
+    ...(config.apiDocs === 'admin'
+      ? {
+          uiHooks: {
+            preHandler: (req, _reply, done) => {
+              const url = (req.url.split('?')[0] ?? '').replace(/\/$/, '');
+              if (url === `${API}/docs` || url.startsWith(`${API}/docs/static/`)) return done();
+              authorize(database.db, req, req.ctx, adminGuard).then(() => done(), done);
+            },
+          },
+        }
+      : {}),
+  };
 }
 
 function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database) {
@@ -179,6 +215,7 @@ function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database
     method: spec.method,
     url: spec.url,
     schema,
+    ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     config: {
       guard: spec.guard,
       bodyType: spec.bodyType ?? 'form',

@@ -142,8 +142,8 @@ describe('request pipeline', () => {
     }
   });
 
-  it('serves the OpenAPI document at /api/docs', async () => {
-    const res = await fetch(`${s.url}/api/docs/json`);
+  it('serves the OpenAPI document at /api/docs (to an administrator by default: http-security.int.test.ts)', async () => {
+    const res = await fetch(`${s.url}/api/docs/json`, { headers: { token: await s.api.login('admin') } });
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/passport/login', '/api/auth/user/pmsInfo']));

@@ -29,7 +29,12 @@ const spans = {
   resourceSpans: [
     {
       resource: { attributes: [{ key: 'service.name', value: { stringValue: 'esource-web' } }] },
-      scopeSpans: [{ scope: { name: 'test' }, spans: [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'GET /api/x' }] }],
+      scopeSpans: [
+        {
+          scope: { name: 'test' },
+          spans: [{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'GET /api/x', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000000100000000' }],
+        },
+      ],
     },
   ],
 };
@@ -41,15 +46,18 @@ describe('browser tracing', () => {
     expect((await s.api.post('/v1/traces/env')).status).toBe(200);
   });
 
-  it('accepts OTLP/HTTP JSON and forwards it to the collector', async () => {
-    const r = await s.api.post<{ accepted: number; forwarded: boolean }>('/v1/traces', { json: spans });
+  // (session, size, rate and field checks: http-security.int.test.ts)
+  it('accepts OTLP/HTTP JSON from a session and forwards it to the collector', async () => {
+    const token = await s.api.login('dm');
+    const r = await s.api.post<{ accepted: number; forwarded: boolean }>('/v1/traces', { token, json: spans });
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ accepted: 1, forwarded: true });
     expect(received).toEqual([{ url: '/v1/traces', body: spans }]);
   });
 
   it('refuses a body that is not an OTLP trace export', async () => {
-    const r = await s.api.post('/v1/traces', { json: { spans: [] }, headers: { language: 'en_US' } });
+    const token = await s.api.login('dm');
+    const r = await s.api.post('/v1/traces', { token, json: { spans: [] }, headers: { language: 'en_US' } });
     expect(r.status).toBe(400);
     expect(r.body.message).toContain('resourceSpans');
   });

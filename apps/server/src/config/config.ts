@@ -32,6 +32,33 @@ export function parseTrustProxy(v: string | undefined): false | number | string[
   return list;
 }
 
+/**
+ * FRAME_ANCESTORS: who may show the app in a frame (CSP frame-ancestors). A space or comma list of origins
+ * (https://host[:port], a leading *. for subdomains) and/or 'self'; 'none' alone forbids framing. Default 'self'.
+ * Checked here so that nothing but origins reaches the header.
+ */
+export function parseFrameAncestors(v: string | undefined): string[] {
+  const list = (v ?? '').split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
+  if (list.length === 0) return ["'self'"];
+  const out: string[] = [];
+  for (const raw of list) {
+    const x = raw.replace(/^'|'$/g, '').toLowerCase();
+    if (x === 'self' || x === 'none') out.push(`'${x}'`);
+    else if (/^https?:\/\/(\*\.)?[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/.test(x)) out.push(x);
+    else throw new Error(`FRAME_ANCESTORS: '${raw}' is not an origin (https://host[:port]), 'self' or 'none'`);
+  }
+  if (out.includes("'none'") && out.length > 1) throw new Error("FRAME_ANCESTORS: 'none' cannot be combined with origins");
+  return [...new Set(out)];
+}
+
+/** API_DOCS: public (anyone), admin (the OpenAPI document needs a system administrator's session; default), off (404). */
+export function parseApiDocs(v: string | undefined): 'public' | 'admin' | 'off' {
+  const s = (v ?? '').trim().toLowerCase();
+  if (s === '') return 'admin';
+  if (s === 'public' || s === 'admin' || s === 'off') return s;
+  throw new Error(`API_DOCS must be public, admin or off, got ${v}`);
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -66,6 +93,14 @@ export interface Config {
   role: 'all' | 'api' | 'worker';
   webDist: string;
   otlpEndpoint: string | undefined;
+  /** TRACES_MAX_KB: largest browser trace export accepted (KB; default 512), larger = 413 */
+  tracesMaxBytes: number;
+  /** TRACES_PER_MINUTE: trace exports accepted per session per minute (default 120), more = 429 */
+  tracesPerMinute: number;
+  /** FRAME_ANCESTORS (parseFrameAncestors): CSP frame-ancestors; X-Frame-Options only when it is 'self' or 'none' */
+  frameAncestors: string[];
+  /** API_DOCS (parseApiDocs): who may read the OpenAPI document at /api/docs */
+  apiDocs: 'public' | 'admin' | 'off';
   hosts: Record<'storage' | 'ilink' | 'auth' | 'isource' | 'icrc' | 'igcp' | 'evisit', string>;
   logLevel: string;
   /** ESOURCE_TEST_HOOKS=1: registers the self-test job and its route (tests and browser journeys) */
@@ -95,6 +130,10 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     role,
     webDist: process.env.WEB_DIST ?? path.join(REPO_ROOT, 'apps/web/dist'),
     otlpEndpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    tracesMaxBytes: int('TRACES_MAX_KB', 512) * 1024,
+    tracesPerMinute: int('TRACES_PER_MINUTE', 120),
+    frameAncestors: parseFrameAncestors(process.env.FRAME_ANCESTORS),
+    apiDocs: parseApiDocs(process.env.API_DOCS),
     hosts: {
       storage: process.env.HOST_STORAGE ?? `${base}/api/files`,
       ilink: process.env.HOST_ILINK ?? base,

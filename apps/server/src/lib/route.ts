@@ -39,6 +39,8 @@ export interface RouteSpec<
   response: R;
   /** form (default; JSON also accepted), json, or multipart */
   bodyType?: BodyType;
+  /** largest body this route reads, in bytes (below the server's default); larger = 413 before parsing */
+  bodyLimit?: number;
   /** per-route rate limit (requests per time window per key); several = each must pass */
   rateLimit?: RateLimitSpec | RateLimitSpec[];
   /** success envelope data is returned raw (e.g. a file download) when the handler sent the reply itself */

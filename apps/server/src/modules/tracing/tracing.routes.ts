@@ -1,24 +1,29 @@
 /**
  * Browser tracing (spec §7): the web app exports OpenTelemetry spans as OTLP/HTTP JSON to /api/v1/traces. The
- * server accepts them and forwards them to OTEL_EXPORTER_OTLP_ENDPOINT when set; otherwise it counts and drops
- * them (no collector configured).
+ * server accepts them from a logged-in session only, validated as OTLP JSON (otlp.schema.ts), at most
+ * TRACES_MAX_KB per export and TRACES_PER_MINUTE exports per session, and forwards them to
+ * OTEL_EXPORTER_OTLP_ENDPOINT when set; otherwise it counts and drops them (no collector configured).
+ * docs/security.md "Browser traces".
  */
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
 import { AppError } from '../../lib/errors';
-
-const otlpTraces = z.object({ resourceSpans: z.array(z.looseObject({})).max(1000) });
+import { countSpans, otlpTraces } from './otlp.schema';
 
 export const tracingStats = { received: 0, spans: 0, forwarded: 0, failed: 0 };
 
-function countSpans(body: z.infer<typeof otlpTraces>): number {
-  let n = 0;
-  for (const rs of body.resourceSpans) {
-    const scopes = (rs as { scopeSpans?: { spans?: unknown[] }[] }).scopeSpans ?? [];
-    for (const s of scopes) n += s.spans?.length ?? 0;
-  }
-  return n;
+/**
+ * The rate limit's key: the session (its token's digest, as the sessions table keeps it). It is counted before
+ * the guard looks the session up, so a caller without a token shares its address's bucket and then gets 401.
+ */
+function sessionKey(req: FastifyRequest): string {
+  const t = req.headers.token;
+  const a = req.headers.authorization;
+  const token = typeof t === 'string' && t ? t : typeof a === 'string' && a.startsWith('Bearer ') ? a.slice(7).trim() : '';
+  return token ? `traces:session:${createHash('sha256').update(token).digest('hex')}` : `traces:ip:${req.ip}`;
 }
 
 export function tracingRoutes({ config }: AppDeps): RouteSpec[] {
@@ -48,12 +53,14 @@ export function tracingRoutes({ config }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'POST',
       url: '/v1/traces',
-      guard: { public: true },
-      summary: 'OTLP/HTTP JSON trace export from the browser; forwarded to the configured collector',
+      // a session is required; during a forced password change too (the app traces that screen as well)
+      guard: { permission: 'any', scope: 'system', duringPasswordChange: true },
+      summary: 'OTLP/HTTP JSON trace export from the browser (logged-in session); forwarded to the configured collector',
       tags: ['tracing'],
       bodyType: 'json',
       body: otlpTraces,
-      rateLimit: { max: 600, timeWindow: '1 minute' },
+      bodyLimit: config.tracesMaxBytes,
+      rateLimit: { max: config.tracesPerMinute, timeWindow: '1 minute', key: sessionKey },
       response: z.object({ accepted: z.number().int(), forwarded: z.boolean() }),
       handler: async ({ body }) => {
         const spans = countSpans(body);

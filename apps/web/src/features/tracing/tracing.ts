@@ -1,5 +1,6 @@
 import { trace } from '@opentelemetry/api';
-import { WebTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-web';
+import { WebTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-web';
+import { ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -7,6 +8,7 @@ import { FetchInstrumentation } from '@opentelemetry/instrumentation-fetch';
 import { LIMITS } from '@esource/shared';
 import { API_PREFIX } from '../../lib/api-client';
 import { APP_VERSION } from '../../app/build-flags';
+import { sessionStore } from '../session/session-store';
 
 export const TRACES_PATH = `${API_PREFIX}/v1/traces`;
 
@@ -17,6 +19,39 @@ interface TracingEnv {
 }
 
 let provider: WebTracerProvider | null = null;
+
+/** The session's token, or null when nobody is logged in (or the session has expired). */
+function currentToken(): string | null {
+  const s = sessionStore.get();
+  return s.token && !s.expired ? s.token : null;
+}
+
+type ExportCallback = Parameters<SpanExporter['export']>[1];
+const SUCCESS = { code: ExportResultCode.SUCCESS };
+
+/**
+ * The server takes traces from a logged-in session only (docs/security.md "Browser traces"): each export carries
+ * the session's `token` header, read when it is sent; with no session the batch is dropped here, not sent.
+ */
+export class SessionSpanExporter implements SpanExporter {
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly token: () => string | null = currentToken,
+  ) {}
+  export(spans: ReadableSpan[], done: ExportCallback): void {
+    if (!this.token()) {
+      done(SUCCESS);
+      return;
+    }
+    this.inner.export(spans, done);
+  }
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
 
 /**
  * Browser tracing (spec §7, §9): spans of every API call and route change, exported as OTLP/HTTP JSON to
@@ -36,10 +71,16 @@ export async function initTracing(): Promise<WebTracerProvider | null> {
   }
   if (env.enabled === false) return null;
 
-  const exporter = new OTLPTraceExporter({
-    url: TRACES_PATH,
-    timeoutMillis: LIMITS.tracing.exportTimeoutMillis,
-  });
+  const exporter = new SessionSpanExporter(
+    new OTLPTraceExporter({
+      url: TRACES_PATH,
+      timeoutMillis: LIMITS.tracing.exportTimeoutMillis,
+      headers: async (): Promise<Record<string, string>> => {
+        const token = currentToken();
+        return token ? { token } : {};
+      },
+    }),
+  );
   provider = new WebTracerProvider({
     resource: resourceFromAttributes({
       'service.name': env.serviceName ?? 'esource-web',
