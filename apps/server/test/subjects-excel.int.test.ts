@@ -126,7 +126,7 @@ describe('subject import', () => {
       'row 5: firstVisitDate',
       'row 6: ptsNo',
     ]);
-    expect(d).toContainEqual({ field: 'row 3: firstVisitDate', message: 'the date must be YYYY-MM-DD' });
+    expect(d).toContainEqual({ field: 'row 3: firstVisitDate', message: 'must be a real date from 1900-01-01 to 2100-12-31 (YYYY-MM-DD)' });
     expect(d).toContainEqual({ field: 'row 4: siteNo', message: "you may not enrol subjects at site '02'" });
     expect(d).toContainEqual({ field: 'row 5: siteNo', message: "no active site numbered '99' in this project" });
     expect(d).toContainEqual({ field: 'row 5: firstVisitDate', message: 'required' });
