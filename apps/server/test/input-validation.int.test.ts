@@ -142,7 +142,7 @@ describe('dates', () => {
 });
 
 describe('messages from the catalogue', () => {
-  it('answers bad JSON with the catalogue message in both languages', async () => {
+  it('answers bad JSON with the catalogue message in both languages (a guard: this already held)', async () => {
     const zh = await s.api.post('/passport/login', { raw: { body: '{"account":', contentType: 'application/json' } });
     expect(zh.body).toMatchObject({ code: 400, errorCode: 'BAD_JSON', message: '请求体不是有效的 JSON' });
     const en = await s.api.post('/passport/login', { raw: { body: '{nope', contentType: 'application/json' }, headers: { language: 'en_US' } });
@@ -160,5 +160,8 @@ describe('messages from the catalogue', () => {
   it('names the page size rule from the catalogue', async () => {
     const r = await s.api.post('/project/manage/ptsList', { token: crc1, headers: { ...P, language: 'en_US' }, form: { pageSize: 77 } });
     expect(expect400(r, 'pageSize')).toBe('pageSize must be 50, 100 or 200');
+    // it was an English literal in the schema, shown to zh_CN users as is
+    const zh = await s.api.post('/project/manage/ptsList', { token: crc1, headers: P, form: { pageSize: 77 } });
+    expect(expect400(zh, 'pageSize')).toBe('每页条数须为 50、100 或 200');
   });
 });
