@@ -35,3 +35,15 @@ describe('route guard: an initial password is changed first', () => {
     expect(decideGuard('/site/login', '', { ...base, token: null }).kind).toBe('render');
   });
 });
+
+describe('route guard: the login page with a token', () => {
+  it('goes where the login was asked from (the login page navigates there too)', () => {
+    const s = { ...base, mustChangePassword: false };
+    expect(decideGuard('/login', '?redirect=%2Fproject%2FcenterList%3FproId%3D1', s)).toMatchObject({
+      kind: 'redirect',
+      to: '/project/centerList?proId=1',
+    });
+    expect(decideGuard('/login', '?redirect=https%3A%2F%2Fevil.example', s)).toMatchObject({ to: '/' });
+    expect(decideGuard('/login', '', s)).toMatchObject({ to: '/' });
+  });
+});

@@ -91,7 +91,9 @@ function decideAfterLogin(
 ): GuardDecision {
   // The login route goes to / when already logged in.
   if (route.login) {
-    if (s.token) return { kind: 'redirect', to: '/', actions };
+    // (to the page the user was sent to log in from, when there is one: the login page goes there too, and
+    // both must agree, or whichever navigates last wins)
+    if (s.token) return { kind: 'redirect', to: safeTarget(q.get('redirect')) ?? '/', actions };
     return { kind: 'render', route, actions };
   }
   // Static routes are let through.

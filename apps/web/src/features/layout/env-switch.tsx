@@ -26,6 +26,22 @@ async function projectInfoIn(projectId: number, env: Env): Promise<PmsInfoRespon
   }
 }
 
+/** Resolves once the session has no project (the overview's guard clears it), at the latest after 5 s. */
+function projectCleared(): Promise<void> {
+  return new Promise((resolve) => {
+    if (sessionStore.get().project === null) return resolve();
+    const timer = setTimeout(done, 5000);
+    const stop = sessionStore.subscribe(() => {
+      if (sessionStore.get().project === null) done();
+    });
+    function done() {
+      clearTimeout(timer);
+      stop();
+      resolve();
+    }
+  });
+}
+
 /**
  * Environment dropdown (spec §2, §4): DEV / UAT / PRO → POST /passport/envTypeSwitch. Inside a project it
  * re-enters the same project in the new environment (same page when the role there allows it, else the
@@ -75,8 +91,11 @@ export function EnvSwitch() {
         void message.success(t('envSwitchedProject', { env: t(`env.${next}`), project: label }));
         return;
       }
-      // not a member there: leave the project's pages first, so that none of them asks without a project
+      // not a member there: leave the project's pages first (the overview's guard clears the project once they
+      // are gone — navigations render in a transition, so clearing it here would reach a still-mounted page),
+      // then switch, so that no project page asks without a project
       await navigate('/overview', { replace: true });
+      await projectCleared();
       sessionStore.set({ env: next, project: null, moduleNo: 1, proSiteId: null });
       await qc.invalidateQueries();
       modal.info({
