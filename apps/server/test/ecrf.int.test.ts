@@ -323,12 +323,12 @@ describe('value integrity: what is typed is stored exactly, or refused with why,
     const dm = keyOf('V1', 'DM');
     const future = await put(dm, { entryMode: 0, items: [{ variable: 'BRTHDTC', value: '2030-01-01' }] });
     expect(future.status).toBe(400);
-    expect(future.body.detail[0]).toMatchObject({ field: 'BRTHDTC', message: expect.stringMatching(/^is in the future \(after \d{4}-\d{2}-\d{2}\); this item does not allow future dates$/) });
+    expect(future.body.detail?.[0]).toMatchObject({ field: 'BRTHDTC', message: expect.stringMatching(/^is in the future \(after \d{4}-\d{2}-\d{2}\); this item does not allow future dates$/) });
     const old = await put(dm, { entryMode: 0, items: [{ variable: 'BRTHDTC', value: '1850-01-01' }] });
     expect(old.body.detail).toEqual([{ field: 'BRTHDTC', message: 'is more than 130 years ago: not a plausible birth date' }]);
     const ae = keyOf('V3', 'AE');
     const aeFuture = await put(ae, { entryMode: 0, items: [{ variable: 'AESTDTC', value: tomorrow() }] });
-    expect(aeFuture.body.detail[0]).toMatchObject({ field: 'AESTDTC', message: expect.stringContaining('future') });
+    expect(aeFuture.body.detail?.[0]).toMatchObject({ field: 'AESTDTC', message: expect.stringContaining('future') });
     const vs = keyOf('V2', 'VS');
     const noTime = await put(vs, { entryMode: 0, items: [{ variable: 'VSDTC', value: '2026-01-05' }] });
     expect(noTime.body.detail).toEqual([{ field: 'VSDTC', message: 'the time is missing: enter the date and the time' }]);
