@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { apiLogin, openLoggedIn } from './helpers';
 
-test('browser spans are exported as OTLP/HTTP JSON to /api/v1/traces', async ({ page, request }) => {
+test('browser spans of a logged-in user are exported as OTLP/HTTP JSON to /api/v1/traces with the session token', async ({ page, request }) => {
   const env = await request.get('/api/v1/traces/env');
   test.skip(env.status() === 404, 'the server has no /api/v1/traces/env yet');
   const s = await apiLogin(request, 'dm', 1, 'main');
@@ -13,6 +13,8 @@ test('browser spans are exported as OTLP/HTTP JSON to /api/v1/traces', async ({ 
   await page.getByTestId('project-card').first().click();
   const req = await exported;
   expect(req.headers()['content-type']).toBe('application/json');
+  // the server takes traces from a session only: the export carries the session's token
+  expect(req.headers()['token']).toBe(s.token);
   const body = req.postDataJSON() as {
     resourceSpans: {
       resource: { attributes: { key: string }[] };

@@ -129,7 +129,7 @@ describe('browser traces: /api/v1/traces', () => {
       statuses.push(last.status);
     }
     expect(statuses).toEqual([...Array<number>(RATE).fill(200), 429]);
-    expect(last!.body).toMatchObject({ code: 429, status: '0', errorCode: 'RATE_LIMITED' });
+    expect(last?.body).toMatchObject({ code: 429, status: '0', errorCode: 'RATE_LIMITED' });
     const other = await s.api.login('cra');
     expect((await s.api.post('/v1/traces', { token: other, json: exportOf([span()]) })).status).toBe(200);
   });
@@ -139,7 +139,10 @@ describe('HTTP headers', () => {
   const expectHardened = (h: Headers) => {
     const csp = h.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'self'");
-    expect(csp).toContain("script-src 'self';");
+    // 'self' and eval (filtrex, eCRF display conditions): never inline scripts
+    expect(csp).toContain("script-src 'self' 'unsafe-eval';");
+    expect(csp).not.toContain("'unsafe-inline' 'self'");
+    expect(csp).toContain("script-src-attr 'none'");
     expect(csp).toContain("style-src 'self' 'unsafe-inline'");
     expect(csp).toContain("img-src 'self' data: blob:");
     expect(csp).toContain("connect-src 'self'");

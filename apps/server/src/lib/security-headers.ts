@@ -7,7 +7,10 @@ import type { Config } from '../config/config';
 
 /**
  * The Content-Security-Policy of the web app. The built index.html has no inline script (Vite emits one module
- * script and modulepreload links), so scripts are 'self' only. antd 6 writes its CSS-in-JS into <style> elements
+ * script and modulepreload links), so scripts come from 'self' only. 'unsafe-eval' is there for one reason: eCRF
+ * display conditions are compiled by filtrex (packages/shared/src/conditions.ts), which builds a Function from the
+ * parsed expression; without it every form with a condition fails in the browser. Replacing that compile step
+ * with an interpreter lets it go (docs/security.md). antd 6 writes its CSS-in-JS into <style> elements
  * at run time, hence 'unsafe-inline' for styles (styles cannot run code). The watermark is a data: SVG image and
  * downloads go through blob: URLs. Swagger UI (/api/docs) needs nothing more: its page loads three script files
  * and styles its elements inline, which this policy allows.
@@ -16,7 +19,7 @@ import type { Config } from '../config/config';
 export function cspDirectives(config: Pick<Config, 'frameAncestors'>): Record<string, string[]> {
   return {
     'default-src': ["'self'"],
-    'script-src': ["'self'"],
+    'script-src': ["'self'", "'unsafe-eval'"],
     'script-src-attr': ["'none'"],
     'style-src': ["'self'", "'unsafe-inline'"],
     'img-src': ["'self'", 'data:', 'blob:'],
