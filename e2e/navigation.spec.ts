@@ -66,8 +66,7 @@ for (const [account, type, variant] of ROLES) {
 }
 
 test('the system menu opens the roles, groups, organisation and log tabs', async ({ page, request }) => {
-  const s = await openAs(page, request, 'admin', 1, 'main', '/system/userSys');
-  void s;
+  await openAs(page, request, 'admin', 1, 'main', '/system/userSys');
   await page.getByTestId('menu-roleSys').click();
   await expect(page.getByTestId('tab-roles')).toHaveAttribute('aria-selected', 'true').catch(async () => {
     await expect(page.locator('.ant-tabs-tab-active')).toContainText(/Roles|角色/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_PERMISSIONS, ENVS, LOGIN_TYPES, type LoginType } from '@esource/shared';
+import { ALL_PERMISSIONS, ENVS, LOGIN_TYPES } from '@esource/shared';
 import { ROUTES } from './route-table';
 import { menuFor, type AccessContext, type MenuLeaf } from './route-access';
 
@@ -36,7 +36,7 @@ const NOT_BUILT = new Set([
 /** Every menu leaf any user could see: all permissions, every login type, environment and module. */
 function everyMenuLeaf(): MenuLeaf[] {
   const out = new Map<string, MenuLeaf>();
-  for (const loginType of LOGIN_TYPES as readonly LoginType[]) {
+  for (const loginType of LOGIN_TYPES) {
     for (const env of ENVS) {
       const ctx: AccessContext = { pms: new Set(ALL_PERMISSIONS), loginType, env };
       for (const moduleNo of [1, 2, 6, 9]) {

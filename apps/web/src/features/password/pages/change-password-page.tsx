@@ -4,7 +4,6 @@ import { LockOutlined, LogoutOutlined } from '@ant-design/icons';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import type { LoginType } from '@esource/shared';
 import { AntdProvider } from '../../../app/antd-provider';
 import { ApiError } from '../../../lib/api-client';
 import { productFor } from '../../brand/product';
@@ -46,7 +45,7 @@ function ChangePassword() {
   const sessionUser = useSession((s) => s.user);
   const variant = useSession((s) => s.variant);
   const loginType = useSession((s) => s.loginType);
-  const product = productFor(variant, (loginType as LoginType | null) ?? null);
+  const product = productFor(variant, loginType);
   const userId = info.data?.user.id ?? sessionUser?.id ?? null;
   const name = info.data?.user.name ?? sessionUser?.name ?? '';
   const [form] = Form.useForm<PasswordChangeValues>();
