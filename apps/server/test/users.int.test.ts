@@ -261,7 +261,7 @@ describe('adding a user', () => {
     const r = await s.api.post('/system/user/add', { token: admin, headers: { language: 'en_US' }, form: newUser({ account: 'ADMIN' }) });
     expect(r.status).toBe(409);
     expect(r.body.errorCode).toBe('DUPLICATE');
-    expect(r.body.message).toBe("account 'ADMIN' already exists");
+    expect(r.body.message).toBe("Account 'ADMIN' already exists");
     expect(r.body.detail).toEqual([{ field: 'account', message: 'the account already exists' }]);
     const zh = await s.api.post('/system/user/add', { token: admin, form: newUser({ account: 'Admin' }) });
     expect(zh.body.detail).toEqual([{ field: 'account', message: '账号已存在' }]);
