@@ -103,7 +103,9 @@ test.describe('login variants and login types', () => {
       await page.getByTestId('user-dropdown').click();
       await expect(page.getByTestId('user-menu-personal')).toBeVisible();
       await expect(page.getByTestId('user-menu-edcLink')).toHaveCount(c.loginType === 1 ? 1 : 0);
-      await expect(page.getByTestId('user-menu-password')).toHaveCount(c.loginType === 1 ? 1 : 0);
+      // every login type changes its own password and reads its messages (docs/decisions.md)
+      await expect(page.getByTestId('user-menu-password')).toHaveCount(1);
+      await expect(page.getByTestId('user-menu-messages')).toHaveCount(1);
       await page.keyboard.press('Escape');
       // search (Cmd+K) only for centre users with project:search:query
       await expect(page.getByTestId('search-button')).toHaveCount(c.loginType === 1 ? 1 : 0);
