@@ -13,6 +13,7 @@ import type { AppDeps } from './app-deps';
 import { setAuditChainKey } from './modules/audit/audit.service';
 import { resolveAuditKey, warnAboutAuditKey } from './modules/audit/audit-key';
 import { auditAnchorFilePath, writeCheckpoint } from './modules/audit/audit-anchors';
+import { pruneLoginThrottle } from './modules/auth/auth.repo';
 
 export interface RunningServer {
   config: Config;
@@ -91,6 +92,11 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       ? setInterval(() => void checkpoint('schedule'), config.auditCheckpointMinutes * 60_000)
       : null;
   timer?.unref();
+  // Workers forget quiet failure counts of account names that have no user (login_throttle) once an hour.
+  const prune = () =>
+    pruneLoginThrottle(database.db).catch((err: unknown) => console.error('[auth] login_throttle housekeeping failed:', (err as Error).message));
+  const pruneTimer = config.role !== 'api' ? setInterval(() => void prune(), 60 * 60_000) : null;
+  pruneTimer?.unref();
   let closed = false;
   return {
     config,
@@ -104,6 +110,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
+      if (pruneTimer) clearInterval(pruneTimer);
       await app?.close();
       await jobs.stop();
       if (anchoring) await checkpoint('shutdown');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { users } from '../src/db/schema';
 import { parseTrustProxy } from '../src/config/config';
+import { pruneLoginThrottle } from '../src/modules/auth/auth.repo';
 import { accountVariantDigests, commonPasswordCount } from '../src/modules/auth/password-policy';
 import { DEMO_PASSWORD, sha256Hex, startTestServer, type TestServer } from './harness';
 
@@ -78,6 +79,18 @@ describe('login throttling', () => {
       expect(r.ip).not.toMatch(/^203\.0\.113\./);
       expect(r.ip).toMatch(/127\.0\.0\.1|::1/);
     }
+  });
+
+  it('housekeeping forgets quiet, unlocked failure counts of names without a user, and keeps the rest', async () => {
+    await s.database.executeSql(
+      `insert into login_throttle (account_key, failed_count, locked_until, updated_at) values
+         ('quiet-old', 2, null, now() - interval '2 days'),
+         ('locked-old', 5, now() + interval '10 minutes', now() - interval '2 days'),
+         ('recent', 1, null, now())`,
+    );
+    expect(await pruneLoginThrottle(s.database.db)).toBeGreaterThanOrEqual(1);
+    const left = await s.database.executeSql(`select account_key from login_throttle where account_key in ('quiet-old', 'locked-old', 'recent') order by 1`);
+    expect(left.rows.map((r) => (r as { account_key: string }).account_key)).toEqual(['locked-old', 'recent']);
   });
 
   it('TRUST_PROXY parses to off, a hop count or a list, and refuses "true"', () => {

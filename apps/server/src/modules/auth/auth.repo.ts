@@ -216,6 +216,22 @@ export async function claimNameAttempt(db: DbOrTx, accountKey: string, max: numb
   return { lockedUntil: l?.locked_until ? asDate(l.locked_until) : new Date() };
 }
 
+/**
+ * Housekeeping: forgets failures of account names without a user that have been quiet for a day and are not
+ * locked, so that guessed names cannot grow login_throttle without bound. Returns how many rows went.
+ */
+export async function pruneLoginThrottle(db: DbOrTx, quietHours = 24): Promise<number> {
+  const r = rowsOf(
+    await db.execute(sql`
+      with gone as (
+        delete from login_throttle
+        where updated_at < now() - make_interval(hours => ${quietHours}::int) and (locked_until is null or locked_until <= now())
+        returning 1)
+      select count(*)::int as n from gone`),
+  );
+  return Number(r[0]?.n ?? 0);
+}
+
 /** A verified password clears the user's failure count and lock. */
 export async function clearUserFailures(db: DbOrTx, userId: number): Promise<void> {
   await db.update(users).set({ failedLoginCount: 0, lockedUntil: null }).where(eq(users.id, userId));
