@@ -21,7 +21,13 @@ afterAll(async () => {
   await s?.stop();
 });
 
-type Page = { totalCount: number; unread: number; content: { id: number; title: string; isRead: boolean; kind: string; readTime: string | null }[] };
+type Page = {
+  totalCount: number;
+  pageNumber: number;
+  pageSize: number;
+  unread: number;
+  content: { id: number; title: string; isRead: boolean; kind: string; readTime: string | null; senderName: string | null; senderAccount: string | null }[];
+};
 const send = (userIds: number[], title: string, content = '', proType = 'PRO') =>
   s.api.post('/system/user/sendMessage', { token: admin, headers: { proType }, form: { userIds, title, content } });
 const list = (token: string, json: Record<string, unknown> = {}, proType = 'PRO') =>
@@ -40,6 +46,8 @@ describe('message centre', () => {
     expect(all.body.data).toMatchObject({ totalCount: 2, unread: 2, pageNumber: 1, pageSize: 50 });
     expect((await list(cra, {}, 'UAT')).body.data.content.map((m) => m.title)).toEqual(['UAT only']);
     expect((await list(dm)).body.data.content.map((m) => m.title)).toEqual(['Database lock']);
+    // the recipient sees who sent it
+    expect(all.body.data.content[0]).toMatchObject({ senderAccount: 'admin', senderName: expect.any(String) });
 
     expect((await list(cra, { keyword: 'friday' })).body.data.content.map((m) => m.title)).toEqual(['Database lock']);
     expect((await list(cra, { kind: 'team' })).body.data.totalCount).toBe(0);

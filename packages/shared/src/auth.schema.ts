@@ -37,9 +37,9 @@ export const loginResponse = z.object({
   token: z.string(),
   expiresAt: z.string(),
   user: currentUser,
+  passwordChangeDue: z.boolean(),
   /** an initial password (issued by an administrator): nothing else works until it is changed */
   passwordChangeRequired: z.boolean(),
-  passwordChangeDue: z.boolean(),
 });
 export type LoginResponse = z.infer<typeof loginResponse>;
 
@@ -58,9 +58,9 @@ export const userInfo = z.object({
   imgUrl: z.string().nullable(),
   projectType: z.enum(ENVS),
   passwordChangedAt: z.string().nullable(),
+  passwordChangeDue: z.boolean(),
   /** an initial password (issued by an administrator): nothing else works until it is changed */
   passwordChangeRequired: z.boolean(),
-  passwordChangeDue: z.boolean(),
 });
 export type UserInfo = z.infer<typeof userInfo>;
 

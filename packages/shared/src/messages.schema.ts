@@ -38,6 +38,9 @@ export const messageRow = z.object({
   projectId: z.number().int().nullable(),
   projectNo: z.string().nullable(),
   projectName: z.string().nullable(),
+  /** who sent it (null: the system) */
+  senderName: z.string().nullable(),
+  senderAccount: z.string().nullable(),
 });
 export type MessageRow = z.infer<typeof messageRow>;
 export const messagePage = pageResult(messageRow).extend({ unread: z.number().int() });

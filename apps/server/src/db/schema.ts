@@ -665,6 +665,8 @@ export const messages = pgTable(
     kind: varchar('kind', { length: 30 }).notNull(),
     title: varchar('title', { length: 200 }).notNull(),
     content: text('content').notNull().default(''),
+    /** who sent it; null when the system wrote it */
+    senderId: integer('sender_id').references(() => users.id),
     isRead: boolean('is_read').notNull().default(false),
     createdAt: created(),
     readAt: ts('read_at'),

@@ -148,11 +148,11 @@ export class AuthService {
       token,
       expiresAt: expiresAt.toISOString(),
       passwordChangeDue: passwordChangeDue(user.passwordChangedAt, now),
+      passwordChangeRequired: user.passwordChangedAt === null,
       user: {
         id: user.id,
         name: user.name,
         account: user.account,
-      passwordChangeRequired: user.passwordChangedAt === null,
         roleCode: role?.code ?? null,
         imgUrl: user.imgUrl,
         token,
@@ -234,11 +234,11 @@ export class AuthService {
         projectType: ctx.env,
         passwordChangedAt: user.passwordChangedAt?.toISOString() ?? null,
         passwordChangeDue: passwordChangeDue(user.passwordChangedAt),
+        passwordChangeRequired: user.passwordChangedAt === null,
       },
       currentSystemTime: new Date().toISOString(),
       affiliatedHospital: profile.orgName,
       loginProduct: ctx.loginType,
-        passwordChangeRequired: user.passwordChangedAt === null,
       project: ctx.project
         ? {
             id: ctx.project.id,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { and, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import {
   messageIdRequest,
   messageListRequest,
@@ -21,7 +22,9 @@ import { AppError } from '../../lib/errors';
 import type { AuthedContext } from '../../lib/context';
 import type { AppDeps } from '../../app-deps';
 import type { Db } from '../../db/client';
-import { messages, projects } from '../../db/schema';
+import { messages, projects, users } from '../../db/schema';
+
+const sender = alias(users, 'sender');
 
 /** A time zone PostgreSQL and Intl both know, else UTC (the date filter's days are the user's days). */
 function zoneOf(tz: string | undefined): string {
@@ -43,14 +46,15 @@ async function unreadOf(db: Db, ctx: AuthedContext): Promise<number> {
 
 async function rowsOf(db: Db, where: SQL | undefined, limit: number, offset: number): Promise<MessageRow[]> {
   const rows = await db
-    .select({ m: messages, projectNo: projects.no, projectName: projects.name })
+    .select({ m: messages, projectNo: projects.no, projectName: projects.name, senderName: sender.name, senderAccount: sender.account })
     .from(messages)
     .leftJoin(projects, eq(projects.id, messages.projectId))
+    .leftJoin(sender, eq(sender.id, messages.senderId))
     .where(where)
     .orderBy(desc(messages.id))
     .limit(limit)
     .offset(offset);
-  return rows.map(({ m, projectNo, projectName }) => ({
+  return rows.map(({ m, projectNo, projectName, senderName, senderAccount }) => ({
     id: m.id,
     kind: m.kind,
     title: m.title,
@@ -61,6 +65,8 @@ async function rowsOf(db: Db, where: SQL | undefined, limit: number, offset: num
     projectId: m.projectId,
     projectNo: projectNo ?? null,
     projectName: projectName ?? null,
+    senderName: senderName ?? null,
+    senderAccount: senderAccount ?? null,
   }));
 }
 

@@ -167,6 +167,7 @@ export class TeamService {
           projectId: ctx.project.id,
           userId,
           kind: 'invite',
+          senderId: ctx.user.id,
           title: `${ctx.project.no} ${ctx.project.name}`,
           content: `invite:${role.code}`,
         });
@@ -215,7 +216,7 @@ export class TeamService {
       if (ms.length !== new Set(memberIds).size) throw new AppError('INVALID_REFERENCE', { field: 'memberIds' });
       await tx
         .insert(messages)
-        .values(ms.map((m) => ({ env: ctx.env, projectId: ctx.project.id, userId: m.userId, kind: 'team', title, content })));
+        .values(ms.map((m) => ({ env: ctx.env, projectId: ctx.project.id, userId: m.userId, kind: 'team', senderId: ctx.user.id, title, content })));
       await recordAudit(tx, actorOf(ctx), [
         { action: 'member.message', entity: 'member', projectId: ctx.project.id, newValue: title, field: 'recipients', oldValue: ms.map((m) => m.id).join(',') },
       ]);

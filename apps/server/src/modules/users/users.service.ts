@@ -314,7 +314,7 @@ export class UsersService {
     return this.db.transaction(async (tx) => {
       const rows = await repo.insertMessages(
         tx,
-        ids.map((userId) => ({ env: ctx.env, projectId: null, userId, kind: 'system', title: input.title, content: input.content })),
+        ids.map((userId) => ({ env: ctx.env, projectId: null, userId, kind: 'system', senderId: ctx.user.id, title: input.title, content: input.content })),
       );
       await recordAudit(
         tx,
@@ -339,7 +339,7 @@ export class UsersService {
       const now = new Date();
       await tx.update(users).set({ passwordHash, passwordChangedAt: null, failedLoginCount: 0, lockedUntil: null, updatedAt: now }).where(eq(users.id, id));
       await tx.update(sessions).set({ endedAt: now, endReason: 'invite' }).where(and(eq(sessions.userId, id), isNull(sessions.endedAt)));
-      await repo.insertMessages(tx, [{ env: ctx.env, projectId: null, userId: id, kind: 'invite', title: 'invite', content: u.account }]);
+      await repo.insertMessages(tx, [{ env: ctx.env, projectId: null, userId: id, kind: 'invite', senderId: ctx.user.id, title: 'invite', content: u.account }]);
       await recordAudit(tx, actorOf(ctx), [{ action: 'user.invite', entity: 'user', entityId: id, field: 'password', newValue: 'initial password issued' }]);
     });
     return { id, account: u.account, initialPassword };

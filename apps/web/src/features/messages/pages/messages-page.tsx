@@ -113,6 +113,13 @@ export default function MessagesPage() {
       ellipsis: true,
       render: (_: unknown, m) => (m.projectNo ? `${m.projectNo} ${m.projectName ?? ''}` : '—'),
     },
+    {
+      title: t('fields.sender'),
+      key: 'sender',
+      width: 140,
+      ellipsis: true,
+      render: (_: unknown, m) => m.senderName ?? m.senderAccount ?? t('systemSender'),
+    },
     { title: t('fields.time'), dataIndex: 'createTime', width: 160, render: time },
     {
       title: t('fields.actions'),
@@ -212,6 +219,9 @@ export default function MessagesPage() {
             <Descriptions column={1} size="small" style={{ marginBottom: 16 }}>
               <Descriptions.Item label={t('fields.kind')}>
                 <Tag color={KIND_COLOR[open.kind] ?? 'default'}>{t(`kinds.${open.kind}`, { defaultValue: open.kind })}</Tag>
+              </Descriptions.Item>
+              <Descriptions.Item label={t('fields.sender')}>
+                {open.senderName ? `${open.senderName} (${open.senderAccount ?? ''})` : t('systemSender')}
               </Descriptions.Item>
               <Descriptions.Item label={t('fields.time')}>{time(open.createTime)}</Descriptions.Item>
               {open.projectNo ? (
