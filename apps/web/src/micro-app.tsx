@@ -6,7 +6,7 @@ import { AppRoot } from './app/app-root';
 import { createAppRouter, type AppRouter } from './app/router';
 import { createQueryClient } from './app/query-client';
 import { initI18n } from './i18n/i18n';
-import { sessionStore } from './features/session/session-store';
+import { sessionStore } from './features/session';
 import { setStoragePrefix } from './lib/storage';
 import './app/global.css';
 

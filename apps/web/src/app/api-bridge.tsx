@@ -2,9 +2,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { configureApi } from '../lib/api-client';
 import { notify } from '../lib/notify';
-import { sessionStore } from '../features/session/session-store';
-import { sessionHeaders } from '../features/session/session-headers';
-import { markSessionExpired } from '../features/session/session-actions';
+import { sessionStore, sessionHeaders, markSessionExpired } from '../features/session';
 
 /**
  * Plugs the session and the notifications into the API client (spec §8): Error notifications with the body's

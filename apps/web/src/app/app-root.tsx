@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { I18nextProvider } from 'react-i18next';
 import { RouterProvider } from 'react-router';
-import { useSession } from '../features/session/session-store';
+import { useSession } from '../features/session';
 import { i18n, setLanguage } from '../i18n/i18n';
 import { ApiBridge } from './api-bridge';
 import type { AppRouter } from './router';

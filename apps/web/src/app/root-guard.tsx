@@ -1,17 +1,14 @@
 import { lazy, Suspense, useEffect, useMemo } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { decideGuard, type GuardDecision } from '../routes/guard';
-import { useSession } from '../features/session/session-store';
-import { useAccess, useUserInfo } from '../features/session/use-user-info';
-import { applyGuardActions } from '../features/session/session-actions';
-import { useSessionTimers } from '../features/session/use-session-timers';
+import { decideGuard, type GuardDecision } from '../lib/routing/guard';
+import { useSession, useAccess, useUserInfo, applyGuardActions, useSessionTimers } from '../features/session';
 import { notify } from '../lib/notify';
 import { ErrorPanel } from './route-error';
 import { ApiError } from '../lib/api-client';
-import { GuardContext } from './guard-context';
-import { PageSpinner } from './page-spinner';
-import { LOGIN_PRODUCT } from './build-flags';
+import { GuardContext } from '../lib/routing/guard-context';
+import { PageSpinner } from '../components/page-spinner';
+import { LOGIN_PRODUCT } from '../lib/build-flags';
 
 const LoginExpiredDialog = lazy(() => import('../features/session/login-expired-dialog'));
 

@@ -1,13 +1,14 @@
 import { createBrowserRouter, createMemoryRouter, type RouteObject } from 'react-router';
-import { ROUTES } from '../routes/route-table';
-import type { AppRoute } from '../routes/route-types';
+import { ROUTES } from '../lib/routing/route-table';
+import type { AppRoute } from '../lib/routing/route-types';
+import { pageFor } from '../routes/route-pages';
 import { withChunkTimeout } from '../lib/chunk-load';
 import { RootGuard } from './root-guard';
-import { PageSpinner } from './page-spinner';
+import { PageSpinner } from '../components/page-spinner';
 import { RouteError } from './route-error';
 
 function toRouteObject(r: AppRoute): RouteObject {
-  const page = r.page;
+  const page = pageFor(r);
   // standalone screens that use antd get its provider; the login page is plain and loads no antd
   const wrap = !r.shell && !r.login;
   return {
@@ -20,7 +21,7 @@ function toRouteObject(r: AppRoute): RouteObject {
             if (!wrap) return { Component: (await withChunkTimeout(page)).default };
             const [m, p] = await Promise.all([
               withChunkTimeout(page),
-              withChunkTimeout(() => import('./antd-provider')),
+              withChunkTimeout(() => import('../components/antd-provider')),
             ]);
             const Page = m.default;
             const Provider = p.AntdProvider;

@@ -2,8 +2,8 @@ import type { ReactNode } from 'react';
 import { ConfigProvider } from 'antd';
 import zhCN from 'antd/locale/zh_CN';
 import enUS from 'antd/locale/en_US';
-import type { Language } from '@esource/shared';
-import { useSession } from '../features/session/session-store';
+import { useTranslation } from 'react-i18next';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@esource/shared';
 import { THEME } from './theme';
 
 export const ANTD_LOCALE: Record<Language, typeof zhCN> = { zh_CN: zhCN, en_US: enUS };
@@ -13,7 +13,9 @@ export const ANTD_LOCALE: Record<Language, typeof zhCN> = { zh_CN: zhCN, en_US: 
  * page, which does not use antd, does not load it.
  */
 export function AntdProvider({ children }: { children: ReactNode }) {
-  const language = useSession((s) => s.language);
+  // the UI language (app-root sets it from the session); components import no feature, so not the session
+  const { i18n } = useTranslation();
+  const language = (LANGUAGES as readonly string[]).includes(i18n.language) ? (i18n.language as Language) : DEFAULT_LANGUAGE;
   return (
     <ConfigProvider locale={ANTD_LOCALE[language]} theme={THEME}>
       {children}

@@ -1,5 +1,5 @@
 import { ConfigProvider, message, notification } from 'antd';
-import { AntdProvider } from '../app/antd-provider';
+import { AntdProvider } from '../components/antd-provider';
 
 // static notifications get the product's theme and the current language's locale
 ConfigProvider.config({ holderRender: (children) => <AntdProvider>{children}</AntdProvider> });

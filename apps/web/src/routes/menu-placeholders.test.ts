@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS, ENVS, LOGIN_TYPES } from '@esource/shared';
-import { ROUTES } from './route-table';
-import { menuFor, type AccessContext, type MenuLeaf } from './route-access';
+import { ROUTES } from '../lib/routing/route-table';
+import { pageFor } from './route-pages';
+import { menuFor, type AccessContext, type MenuLeaf } from '../lib/routing/route-access';
 
 /**
  * Menu entries that may open the placeholder page: features no issue has built yet. Anything else in a
@@ -68,7 +69,7 @@ describe('side menu entries', () => {
   });
 
   it('opens the user-management tabs and the audit tabs from their own entries', async () => {
-    const page = (id: string) => ROUTES.find((r) => r.id === id)!.page!;
+    const page = (id: string) => pageFor(ROUTES.find((r) => r.id === id)!)!;
     const userSys = (await page('userSys')()).default;
     for (const id of ['roleSys', 'permissionGroup', 'orgDict', 'deptDict']) expect((await page(id)()).default).toBe(userSys);
     const audit = (await page('auditTrack')()).default;

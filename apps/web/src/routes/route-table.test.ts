@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS } from '@esource/shared';
 import zhRoutes from '../locales/zh_CN/routes.json';
 import enRoutes from '../locales/en_US/routes.json';
-import { ROUTES } from './route-table';
+import { ROUTES } from '../lib/routing/route-table';
+import { pageFor, ROUTE_PAGES } from './route-pages';
 import {
   breadcrumbsFor,
   listKindFor,
@@ -11,7 +12,7 @@ import {
   moduleTabs,
   routeAllowed,
   type AccessContext,
-} from './route-access';
+} from '../lib/routing/route-access';
 
 /** Every route spec §2 names (inside the layout and standalone), plus the top-module routes. */
 const SPEC_PATHS = [
@@ -121,8 +122,17 @@ describe('route table', () => {
 
   it('every non-redirect route has a lazy page; standalone routes have no side bar', () => {
     for (const r of ROUTES) {
-      if (!r.redirectTo) expect(r.page, r.id).toBeTypeOf('function');
+      if (!r.redirectTo) expect(pageFor(r), r.id).toBeTypeOf('function');
       if (!r.shell) expect(r.sideBar).toBe(false);
+    }
+  });
+
+  it('binds pages only to routes of the table that are neither placeholders nor redirects', () => {
+    for (const id of Object.keys(ROUTE_PAGES)) {
+      const r = ROUTES.find((x) => x.id === id);
+      expect(r, id).toBeDefined();
+      expect(r?.placeholder, id).toBeFalsy();
+      expect(r?.redirectTo, id).toBeUndefined();
     }
   });
 

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { VisitOccurrencesRequest } from '@esource/shared';
-import { useSession } from '../session/session-store';
+import { useSession } from '../session';
 import { visitOccurrencesQuery } from './api/visit-occurrences-api';
 import type { VisitOccurrence } from './calendar-logic';
 

@@ -6,23 +6,19 @@ import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { can, LIMITS, type LoginType } from '@esource/shared';
-import { useGuardDecision } from '../../app/guard-context';
-import { PageSpinner } from '../../app/page-spinner';
-import { AntdProvider } from '../../app/antd-provider';
-import { APP_VERSION } from '../../app/build-flags';
-import { breadcrumbsFor, menuFor, moduleLanding, moduleTabs, type MenuNode } from '../../routes/route-access';
+import { useGuardDecision } from '../../lib/routing/guard-context';
+import { PageSpinner } from '../../components/page-spinner';
+import { AntdProvider } from '../../components/antd-provider';
+import { APP_VERSION } from '../../lib/build-flags';
+import { breadcrumbsFor, menuFor, moduleLanding, moduleTabs, type MenuNode } from '../../lib/routing/route-access';
 import { readJson, writeJson } from '../../lib/storage';
-import { sessionStore, useSession } from '../session/session-store';
-import { useAccess, useUserInfo } from '../session/use-user-info';
-import { LanguageSwitch } from '../session/language-switch';
-import { authApi } from '../auth/api/auth-api';
-import { productFor } from '../brand/product';
-import { ProductLogo } from '../brand/product-logo';
-import { Watermark } from '../watermark/watermark';
-import { watermarkLines } from '../watermark/watermark-text';
-import { ProgressPanel } from '../progress/progress-panel';
-import { progressApi } from '../progress/api/progress-api';
-import { useSearchShortcut } from '../search/use-search-shortcut';
+import { sessionStore, useSession, useAccess, useUserInfo, authApi } from '../session';
+import { productFor, ProductLogo } from '../brand';
+import { Watermark, watermarkLines } from '../watermark';
+import { ProgressPanel, progressApi } from '../progress';
+import { SearchPalette, useSearchShortcut } from '../search';
+import { ModifyPasswordDialog } from '../password';
+import { LanguageSwitch } from './language-switch';
 import { EnvSwitch } from './env-switch';
 import { UserMenu } from './user-menu';
 import { MessageBadge, SearchButton } from './top-bar-extras';
@@ -31,10 +27,6 @@ import { useServerClock } from './use-server-clock';
 import './app-layout.css';
 
 const { Header, Sider, Content, Footer } = Layout;
-
-// dialogs load when first opened
-const ModifyPasswordDialog = lazy(() => import('../password/modify-password-dialog'));
-const SearchPalette = lazy(() => import('../search/search-palette'));
 
 function useStickyTrue(v: boolean): boolean {
   const [seen, setSeen] = useState(v);

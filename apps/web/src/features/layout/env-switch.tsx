@@ -5,10 +5,8 @@ import { useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { ENVS, type Env, type LoginType, type PmsInfoResponse } from '@esource/shared';
 import { api } from '../../lib/api-client';
-import { authApi } from '../auth/api/auth-api';
-import { sessionStore, useSession } from '../session/session-store';
-import { userInfoKey } from '../session/use-user-info';
-import { matchRoute, projectLanding, routeAllowed } from '../../routes/route-access';
+import { authApi, sessionStore, useSession, userInfoKey } from '../session';
+import { matchRoute, projectLanding, routeAllowed } from '../../lib/routing/route-access';
 
 const ENV_COLOR: Record<Env, string> = { DEV: 'purple', UAT: 'orange', PRO: 'green' };
 

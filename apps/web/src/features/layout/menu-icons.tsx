@@ -28,7 +28,7 @@ import {
   ProfileOutlined,
   CommentOutlined,
 } from '@ant-design/icons';
-import type { MenuIcon } from '../../routes/route-types';
+import type { MenuIcon } from '../../lib/routing/route-types';
 
 export const MENU_ICONS: Record<MenuIcon, ReactNode> = {
   home: <HomeOutlined />,

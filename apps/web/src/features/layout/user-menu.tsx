@@ -13,7 +13,7 @@ import { useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type { LoginType } from '@esource/shared';
-import { logout } from '../session/session-actions';
+import { logout } from '../session';
 
 /**
  * Items of the user dropdown by login type (spec §2). Modify Password is offered to every login type (the spec

@@ -3,9 +3,8 @@ import { Typography } from 'antd';
 import { Link, useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { LOGIN_VARIANTS } from '@esource/shared';
-import { privacyVariant, productFor } from '../brand/product';
-import { ProductLogo } from '../brand/product-logo';
-import { LanguageSwitch } from '../session/language-switch';
+import { privacyVariant, productFor, ProductLogo } from '../brand';
+import { LanguageSwitch } from '../layout';
 
 import zhLegal from '../../locales/zh_CN/legal.json';
 import enLegal from '../../locales/en_US/legal.json';

@@ -22,7 +22,7 @@ import {
   type ProgressType,
 } from '@esource/shared';
 import { progressApi, progressTypesFor, progressViewLink } from './api/progress-api';
-import { useSession } from '../session/session-store';
+import { useSession } from '../session';
 
 const STATE_COLOR: Record<ProgressGroupState, string> = {
   processing: 'processing',

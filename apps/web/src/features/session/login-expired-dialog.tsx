@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { sessionStore, useSession } from './session-store';
-import { AntdProvider } from '../../app/antd-provider';
+import { AntdProvider } from '../../components/antd-provider';
 import { logout } from './session-actions';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideGuard } from '../../routes/guard';
+import { decideGuard } from '../../lib/routing/guard';
 import { returnTarget } from './login-expired-dialog';
 
 describe('coming back after the Login Expired dialog', () => {

@@ -1,8 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { LOGIN_VARIANTS } from '@esource/shared';
 import { sessionStore } from './session-store';
-import { authApi } from '../auth/api/auth-api';
-import type { GuardAction } from '../../routes/guard';
+import { authApi } from './api/auth-api';
+import type { GuardAction } from '../../lib/routing/guard';
 
 /** Embedded micro-apps listen for this and unmount themselves (spec §4: a 401 unmounts embedded apps). */
 export const UNMOUNT_EMBEDDED_EVENT = 'esource:unmount-embedded';

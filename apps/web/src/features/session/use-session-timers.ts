@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { LIMITS } from '@esource/shared';
-import { authApi } from '../auth/api/auth-api';
+import { authApi } from './api/auth-api';
 import { useSession } from './session-store';
 
 /**

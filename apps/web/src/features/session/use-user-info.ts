@@ -1,9 +1,9 @@
 import { useEffect, useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { LoginType, PmsInfoResponse } from '@esource/shared';
-import { authApi } from '../auth/api/auth-api';
+import { authApi } from './api/auth-api';
 import { sessionStore, useSession } from './session-store';
-import type { AccessContext } from '../../routes/route-access';
+import type { AccessContext } from '../../lib/routing/route-access';
 
 export const userInfoKey = (token: string | null, projectId: number | null, env: string) =>
   ['pmsInfo', token, projectId, env] as const;

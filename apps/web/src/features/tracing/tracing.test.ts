@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { trace } from '@opentelemetry/api';
-import { sessionStore } from '../session/session-store';
+import { sessionStore } from '../session';
 
 const calls: { url: string; init?: RequestInit }[] = [];
 vi.stubGlobal(

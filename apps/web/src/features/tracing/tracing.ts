@@ -7,8 +7,8 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { FetchInstrumentation } from '@opentelemetry/instrumentation-fetch';
 import { LIMITS } from '@esource/shared';
 import { API_PREFIX } from '../../lib/api-client';
-import { APP_VERSION } from '../../app/build-flags';
-import { sessionStore } from '../session/session-store';
+import { APP_VERSION } from '../../lib/build-flags';
+import { sessionStore } from '../session';
 
 export const TRACES_PATH = `${API_PREFIX}/v1/traces`;
 

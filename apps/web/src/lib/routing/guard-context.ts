@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { GuardDecision } from '../routes/guard';
+import type { GuardDecision } from './guard';
 
 export const GuardContext = createContext<GuardDecision | null>(null);
 

@@ -1,23 +1,19 @@
-import type { AppRoute, PageLoader } from './route-types';
+import type { AppRoute } from './route-types';
 
 /**
- * THE route table (spec §2). Every route of the product, inside the layout and standalone. Pages that later
- * issues build point at the placeholder page, which says honestly what will be there.
+ * THE route table (spec §2): every route of the product, inside the layout and standalone, as metadata only
+ * (paths, permissions, menu entries, login variants). It imports no page, so that access checks, the menu and
+ * the guard (lib/routing) may use it; which page a route opens is bound in routes/route-pages.ts, which only
+ * the router imports. Routes that later issues build are marked `placeholder` and open the placeholder page,
+ * which says honestly what will be there.
  */
-const placeholder: PageLoader = () => import('../pages/placeholder-page');
-const login: PageLoader = () => import('../features/auth/pages/login-page');
-const privacy: PageLoader = () => import('../features/legal/pages/privacy-page');
-
 const P = (
-  r: Omit<AppRoute, 'shell' | 'sideBar' | 'module' | 'inProject' | 'page' | 'placeholder'> &
-    Partial<AppRoute>,
+  r: Omit<AppRoute, 'shell' | 'sideBar' | 'module' | 'inProject'> & Partial<AppRoute>,
 ): AppRoute => ({
   shell: true,
   sideBar: true,
   module: 1,
   inProject: true,
-  page: placeholder,
-  placeholder: r.page === undefined,
   ...r,
 });
 
@@ -26,7 +22,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'login',
     path: '/login',
-    page: login,
     shell: false,
     sideBar: false,
     static: true,
@@ -36,7 +31,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'siteLogin',
     path: '/site/login',
-    page: login,
     shell: false,
     sideBar: false,
     static: true,
@@ -46,18 +40,16 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'aeLogin',
     path: '/ae/login',
-    page: login,
     shell: false,
     sideBar: false,
     static: true,
     login: 'ae',
     module: 0,
   },
-  { id: 'privacy', path: '/privacy', page: privacy, shell: false, sideBar: false, static: true, module: 0 },
+  { id: 'privacy', path: '/privacy', shell: false, sideBar: false, static: true, module: 0 },
   {
     id: 'sitePrivacy',
     path: '/site/privacy',
-    page: privacy,
     shell: false,
     sideBar: false,
     static: true,
@@ -66,7 +58,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'aePrivacy',
     path: '/ae/privacy',
-    page: privacy,
     shell: false,
     sideBar: false,
     static: true,
@@ -75,7 +66,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'agreement',
     path: '/agreement',
-    page: () => import('../features/legal/pages/agreement-page'),
     shell: false,
     sideBar: false,
     static: true,
@@ -84,7 +74,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'person',
     path: '/person',
-    page: () => import('../features/legal/pages/person-page'),
     shell: false,
     sideBar: false,
     static: true,
@@ -94,7 +83,6 @@ export const ROUTES: readonly AppRoute[] = [
     // an initial password (issued by an administrator) is changed here before anything else
     id: 'changePassword',
     path: '/change-password',
-    page: () => import('../features/password/pages/change-password-page'),
     shell: false,
     sideBar: false,
     passwordChange: true,
@@ -103,7 +91,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'notFound',
     path: '/404',
-    page: () => import('../pages/not-found-page'),
     shell: false,
     sideBar: false,
     static: true,
@@ -112,7 +99,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'ddcShare',
     path: '/DDC/share',
-    page: placeholder,
     placeholder: true,
     shell: false,
     sideBar: false,
@@ -122,7 +108,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'sharedForm',
     path: '/s/:code',
-    page: placeholder,
     placeholder: true,
     shell: false,
     sideBar: false,
@@ -132,7 +117,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'microCrfConfig',
     path: '/project/microCrfConfig',
-    page: () => import('../features/form-designer/pages/form-designer-page'),
     shell: false,
     sideBar: false,
     module: 1,
@@ -142,7 +126,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'microDCConfig',
     path: '/project/microDCConfig',
-    page: placeholder,
     placeholder: true,
     shell: false,
     sideBar: false,
@@ -157,7 +140,6 @@ export const ROUTES: readonly AppRoute[] = [
     id: 'overview',
     path: '/overview',
     name: 'All',
-    page: () => import('../features/projects/pages/overview-page'),
     shell: true,
     sideBar: false,
     module: 1,
@@ -165,7 +147,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'userInfo',
     path: '/user-info',
-    page: () => import('../features/profile/pages/user-info-page'),
     shell: true,
     sideBar: false,
     hidden: true,
@@ -175,7 +156,6 @@ export const ROUTES: readonly AppRoute[] = [
     // the message centre: reached from the message badge and the user menu
     id: 'messages',
     path: '/messages',
-    page: () => import('../features/messages/pages/messages-page'),
     shell: true,
     sideBar: false,
     hidden: true,
@@ -184,7 +164,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'edcLink',
     path: '/edc-link',
-    page: placeholder,
     placeholder: true,
     shell: true,
     sideBar: false,
@@ -195,7 +174,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'ocrSynonyms',
     path: '/ocrConfig/same',
-    page: placeholder,
     placeholder: true,
     shell: true,
     sideBar: false,
@@ -205,7 +183,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'textSynonyms',
     path: '/textConfig/same',
-    page: placeholder,
     placeholder: true,
     shell: true,
     sideBar: false,
@@ -228,7 +205,6 @@ export const ROUTES: readonly AppRoute[] = [
     path,
     // roles, permission groups, organisations and departments are tabs of the user-management page, which
     // opens on the tab of the menu entry that led there; only feedback is not built yet
-    page: id === 'feedback' ? placeholder : () => import('../features/users/pages/user-sys-page'),
     placeholder: id === 'feedback',
     shell: true,
     sideBar: true,
@@ -249,8 +225,7 @@ export const ROUTES: readonly AppRoute[] = [
     id,
     path,
     // the supervision log and the login log are tabs of the audit page (it opens on the entry's tab)
-    page: () => import('../features/audit/pages/audit-track-page'),
-    placeholder: false,
+
     shell: true,
     sideBar: true,
     module: 6,
@@ -272,7 +247,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'centerApply',
     path: '/system/centerApply',
-    page: () => import('../features/center-apply/pages/center-apply-page'),
     shell: true,
     sideBar: true,
     module: 9,
@@ -284,7 +258,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'projectEntry',
     path: '/project',
-    page: () => import('../features/projects/pages/project-entry-page'),
     shell: true,
     sideBar: true,
     module: 1,
@@ -294,7 +267,6 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'projectManage',
     path: '/project/ProjectManage',
-    page: () => import('../features/project-manage/pages/project-manage-page'),
     anyOf: ['project:info:query'],
     menu: { icon: 'project' },
   }),
@@ -303,7 +275,6 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'centerPtsList',
     path: '/project/centerPtsList',
-    page: () => import('../features/subjects/pages/subject-list-page'),
     anyOf: ['patient:page:query'],
     loginTypes: [1],
     lists: 'centre',
@@ -312,7 +283,6 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'craPtsList',
     path: '/project/craPtsList',
-    page: () => import('../features/subjects/pages/subject-list-page'),
     anyOf: ['patient:page:query'],
     loginTypes: [2],
     lists: 'centre',
@@ -321,7 +291,6 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'sickLoop',
     path: '/project/sickLoop',
-    page: () => import('../features/subjects/pages/subject-list-page'),
     anyOf: ['patient:page:query'],
     lists: 'site',
     menu: { icon: 'subjects', group: 'subjects' },
@@ -329,21 +298,18 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'centerList',
     path: '/project/centerList',
-    page: () => import('../features/sites/pages/sites-page'),
     anyOf: ['research:page:query'],
     menu: { icon: 'sites', group: 'subjects' },
   }),
   P({
     id: 'failedPtsList',
     path: '/project/failedPtsList',
-    page: () => import('../features/subjects/pages/recycle-bin-page'),
     anyOf: ['patient:page:restore'],
     menu: { icon: 'recycle', group: 'subjects' },
   }),
   P({
     id: 'sickFile',
     path: '/project/SickFile',
-    page: () => import('../features/subjects/pages/subject-detail-page'),
     anyOf: ['padoc:all-doc:query', 'padoc:certified:query', 'padoc:pre-crf-report:query'],
     parent: 'subjectList',
     hidden: true,
@@ -351,13 +317,13 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'dashboardSickFile',
     path: '/project/dashboard/SickFile',
-    page: () => import('../features/subjects/pages/subject-detail-page'),
     anyOf: ['padoc:all-doc:query', 'padoc:certified:query', 'padoc:pre-crf-report:query'],
     parent: 'subjectList',
     hidden: true,
   }),
   P({
     id: 'ptsFolder',
+    placeholder: true,
     path: '/project/ptsFolder',
     anyOf: ['patient:page:query'],
     parent: 'subjectList',
@@ -366,13 +332,13 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'ptsDetail',
     path: '/project/ptsDetail',
-    page: () => import('../features/subjects/pages/subject-detail-page'),
     anyOf: ['patient:page:query'],
     parent: 'subjectList',
     hidden: true,
   }),
   P({
     id: 'sourceData',
+    placeholder: true,
     path: '/project/sourceData',
     anyOf: ['source:extract:query'],
     parent: 'subjectList',
@@ -381,13 +347,13 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'gatherPtsDataDetail',
     path: '/project/SickFile/gatherPtsData/detail',
-    page: () => import('../features/subjects/pages/subject-detail-page'),
     anyOf: ['source:extract:query'],
     parent: 'sickFile',
     hidden: true,
   }),
   P({
     id: 'gatherDataDetail',
+    placeholder: true,
     path: '/project/gatherData/detail',
     anyOf: ['source:extract:query'],
     parent: 'subjectList',
@@ -397,14 +363,12 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'visitTimeline',
     path: '/project/visitTimeline',
-    page: () => import('../features/calendar/pages/visit-timeline-page'),
     anyOf: ['project:visit:query'],
     menu: { icon: 'visits', group: 'visits' },
   }),
   P({
     id: 'visitTaskList',
     path: '/project/visitTimeline/taskList',
-    page: () => import('../features/calendar/pages/task-list-page'),
     anyOf: ['project:visit:query'],
     parent: 'visitTimeline',
     hidden: true,
@@ -412,25 +376,27 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'calendar',
     path: '/project/calendar',
-    page: () => import('../features/calendar/pages/calendar-page'),
     anyOf: ['research:schedule:query'],
     menu: { icon: 'calendar', group: 'visits' },
   }),
 
   P({
     id: 'sourceFile',
+    placeholder: true,
     path: '/project/sourceFile',
     anyOf: ['source:file:query'],
     menu: { icon: 'source', group: 'source' },
   }),
   P({
     id: 'uploadTuomin',
+    placeholder: true,
     path: '/project/uploadTuomin',
     anyOf: ['source:file:upload'],
     menu: { icon: 'deid', group: 'source' },
   }),
   P({
     id: 'pdfTuomin',
+    placeholder: true,
     path: '/project/pdfTuomin',
     anyOf: ['source:file:upload'],
     parent: 'uploadTuomin',
@@ -438,12 +404,14 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'deidMessage',
+    placeholder: true,
     path: '/project/message',
     anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'],
     menu: { icon: 'message', group: 'source' },
   }),
   P({
     id: 'sickRecordMsg',
+    placeholder: true,
     path: '/project/message/sickRecordMsg',
     anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'],
     parent: 'deidMessage',
@@ -451,6 +419,7 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'messageUploadTuomin',
+    placeholder: true,
     path: '/project/message/uploadTuomin',
     anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'],
     parent: 'deidMessage',
@@ -458,12 +427,14 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'researchFile',
+    placeholder: true,
     path: '/project/researchFile',
     anyOf: ['isf:file:query'],
     menu: { icon: 'isf', group: 'source' },
   }),
   P({
     id: 'isfImageTuomin',
+    placeholder: true,
     path: '/project/researchFile/imageTuomin',
     anyOf: ['isf:file:query'],
     parent: 'researchFile',
@@ -471,6 +442,7 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'isfPdfTuomin',
+    placeholder: true,
     path: '/project/researchFile/pdfTuomin',
     anyOf: ['isf:file:query'],
     parent: 'researchFile',
@@ -479,12 +451,14 @@ export const ROUTES: readonly AppRoute[] = [
 
   P({
     id: 'verification',
+    placeholder: true,
     path: '/project/verification',
     anyOf: ['verification:sdv:query', 'verification:sdr:query'],
     menu: { icon: 'review', group: 'review' },
   }),
   P({
     id: 'doubtList',
+    placeholder: true,
     path: '/project/doubtList',
     anyOf: ['doubt:querying:query', 'doubt:replied:query', 'doubt:closed:query'],
     menu: { icon: 'query', group: 'review' },
@@ -492,12 +466,14 @@ export const ROUTES: readonly AppRoute[] = [
 
   P({
     id: 'clinical',
+    placeholder: true,
     path: '/project/clinical',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'clinicalToJudge',
+    placeholder: true,
     path: '/project/clinical/2',
     anyOf: ['clinical:judge:query'],
     parent: 'clinical',
@@ -505,6 +481,7 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'clinicalJudged',
+    placeholder: true,
     path: '/project/clinical/3',
     anyOf: ['clinical:judge:query'],
     parent: 'clinical',
@@ -512,42 +489,49 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'ae',
+    placeholder: true,
     path: '/project/ae/6',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'cm',
+    placeholder: true,
     path: '/project/cm/9',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'pr',
+    placeholder: true,
     path: '/project/pr/13',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'mh',
+    placeholder: true,
     path: '/project/mh/14',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'hiss',
+    placeholder: true,
     path: '/project/hiss/15',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'medication',
+    placeholder: true,
     path: '/project/medication',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'medicationDetail',
+    placeholder: true,
     path: '/project/medicationDetail',
     anyOf: ['clinical:judge:query'],
     parent: 'medication',
@@ -555,6 +539,7 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'signalReport',
+    placeholder: true,
     path: '/project/signalReport',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'report', group: 'clinical' },
@@ -562,6 +547,7 @@ export const ROUTES: readonly AppRoute[] = [
 
   P({
     id: 'reports',
+    placeholder: true,
     path: '/project/reports',
     anyOf: [
       'report:data-consistency:query',
@@ -576,12 +562,14 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'traceability',
+    placeholder: true,
     path: '/project/icrc-source',
     anyOf: ['report:traceability:query'],
     menu: { icon: 'report', group: 'reports' },
   }),
   P({
     id: 'dataReport',
+    placeholder: true,
     path: '/project/dataReport',
     anyOf: ['prolog:audit-action:query', 'prolog:upload-edc-log:query'],
     menu: { icon: 'audit', group: 'reports' },
@@ -589,13 +577,13 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'auditLogs',
     path: '/project/auditLogs',
-    page: () => import('../features/audit/pages/project-audit-logs-page'),
     anyOf: ['syslog:audit-supervise-log:query'],
     loginTypes: [2],
     menu: { icon: 'audit', group: 'reports' },
   }),
   P({
     id: 'edcReportDetail',
+    placeholder: true,
     path: '/project/edcReportDetail',
     anyOf: ['edc:sync:query'],
     menu: { icon: 'edc', group: 'reports' },
@@ -604,7 +592,6 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'userManage',
     path: '/project/user-manage',
-    page: () => import('../features/team/pages/team-page'),
     anyOf: ['team:member:query'],
     menu: { icon: 'team', group: 'settings' },
   }),
@@ -612,24 +599,26 @@ export const ROUTES: readonly AppRoute[] = [
   P({
     id: 'design',
     path: '/project/design',
-    page: () => import('../features/design/pages/design-page'),
     anyOf: ['crf:form:query', 'project:version:query'],
     menu: { icon: 'visits', group: 'settings' },
   }),
   P({
     id: 'ocrProConfig',
+    placeholder: true,
     path: '/project/ocrProConfig',
     anyOf: ['source:config:query'],
     menu: { icon: 'deid', group: 'settings' },
   }),
   P({
     id: 'projectOcrSynonyms',
+    placeholder: true,
     path: '/project/ocrConfig/same',
     anyOf: ['source:config:query'],
     menu: { icon: 'config', group: 'settings' },
   }),
   P({
     id: 'projectTextSynonyms',
+    placeholder: true,
     path: '/project/textConfig/same',
     anyOf: ['source:config:query'],
     menu: { icon: 'config', group: 'settings' },

@@ -1,4 +1,3 @@
-import type { ComponentType } from 'react';
 import type { LoginType, LoginVariant, Permission } from '@esource/shared';
 
 /** Icon names for menu entries; the layout maps them to @ant-design/icons (keeps icons out of the entry chunk). */
@@ -52,22 +51,17 @@ export const MENU_GROUP_ICON: Record<MenuGroup, MenuIcon> = {
   settings: 'config',
 };
 
-export type PageModule = { default: ComponentType };
-export type PageLoader = () => Promise<PageModule>;
-
 /** Which subject lists a build shows (spec §2 menu visibility: build flag centre lists / site lists). */
 export type ListKind = 'centre' | 'site';
 
 /**
  * One entry of THE route table. Menu, guard, breadcrumbs and module tabs all derive from these fields;
- * nothing about a route is written down anywhere else.
+ * nothing about a route is written down anywhere else, except which page it opens (routes/route-pages.ts).
  */
 export interface AppRoute {
   /** unique id; also the i18n key `routes:<id>` of its title */
   id: string;
   path: string;
-  /** lazy page; absent for pure redirects */
-  page?: PageLoader;
   /** inside the layout (top bar, menu, breadcrumb) or standalone */
   shell: boolean;
   /** shows the left side bar */
@@ -95,7 +89,8 @@ export interface AppRoute {
   /** not in any menu (spec §2: hidden routes) */
   hidden?: boolean;
   redirectTo?: string;
-  /** the page is only an empty state naming what a later issue builds */
+  /** the route opens the placeholder page, an empty state naming what a later issue builds (every other
+   * route but a redirect has its page in routes/route-pages.ts) */
   placeholder?: boolean;
   /** the forced change-password screen: the only page open while an initial password is unchanged */
   passwordChange?: boolean;

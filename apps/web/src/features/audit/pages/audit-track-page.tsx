@@ -3,8 +3,7 @@ import { useMatches, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { AuditLogView } from '../components/audit-log-view';
 import { AUDIT_SOURCES } from '../api/audit-api';
-import { usePms } from '../lib/use-pms';
-import { useSession } from '../../session/session-store';
+import { usePms, useSession } from '../../session';
 
 /** Module 6 (/system/auditTrack): the system audit trail and the login log, each with its permission. */
 export default function AuditTrackPage() {

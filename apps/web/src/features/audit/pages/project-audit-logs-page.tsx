@@ -1,7 +1,6 @@
 import { AuditLogView } from '../components/audit-log-view';
 import { AUDIT_SOURCES } from '../api/audit-api';
-import { usePms } from '../lib/use-pms';
-import { useSession } from '../../session/session-store';
+import { usePms, useSession } from '../../session';
 
 /**
  * The open project's audit log (/project/auditLogs, for monitors): this project, this environment. Its event and

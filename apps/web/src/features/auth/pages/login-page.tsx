@@ -2,14 +2,11 @@ import { useState, type SyntheticEvent } from 'react';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { LIMITS, LOGIN_VARIANTS, type LoginType, type LoginVariant } from '@esource/shared';
-import { login } from '../api/auth-api';
-import { sessionStore } from '../../session/session-store';
-import { LanguageToggle } from '../../session/language-toggle';
-import { productFor } from '../../brand/product';
-import { ProductLogo } from '../../brand/product-logo';
+import { login, sessionStore, LanguageToggle } from '../../session';
+import { productFor, ProductLogo } from '../../brand';
 import { ApiError } from '../../../lib/api-client';
-import { safeTarget } from '../../../routes/guard';
-import { matchRoute } from '../../../routes/route-access';
+import { safeTarget } from '../../../lib/routing/guard';
+import { matchRoute } from '../../../lib/routing/route-access';
 import './login-page.css';
 
 function variantOf(pathname: string): LoginVariant {

@@ -3,9 +3,8 @@ import dayjs from 'dayjs';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { VISIT_RANGE_MAX_DAYS, visitLabel } from '@esource/shared';
-import { useSession } from '../../session/session-store';
-import { VisitStateTag } from '../../subjects/components/visit-state-tag';
-import { subjectDetailPath } from '../../subjects/subject-links';
+import { useSession } from '../../session';
+import { VisitStateTag, subjectDetailPath } from '../../subjects';
 import { tasks, type VisitOccurrence } from '../calendar-logic';
 import { useAllVisits } from '../use-all-visits';
 

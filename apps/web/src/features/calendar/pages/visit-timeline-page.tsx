@@ -5,11 +5,8 @@ import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useState } from 'react';
 import { visitLabel, type ScheduleVisit } from '@esource/shared';
-import { useSession } from '../../session/session-store';
-import { scheduleQuery, subjectPageQuery, subjectQuery } from '../../subjects/api/subjects-api';
-import { VisitStateTag } from '../../subjects/components/visit-state-tag';
-import { StatusTag } from '../../subjects/components/status-tag';
-import { subjectDetailPath } from '../../subjects/subject-links';
+import { useSession } from '../../session';
+import { scheduleQuery, subjectPageQuery, subjectQuery, VisitStateTag, StatusTag, subjectDetailPath } from '../../subjects';
 import { position } from '../calendar-logic';
 import '../calendar.css';
 

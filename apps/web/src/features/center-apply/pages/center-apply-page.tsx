@@ -22,8 +22,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { CENTER_APPLY_STATUS, LIMITS, type CenterApplyRow, type Permission } from '@esource/shared';
 import { applyPageQuery, centerApplyApi } from '../api/center-apply-api';
-import { usePms } from '../../audit/lib/use-pms';
-import { useSession } from '../../session/session-store';
+import { usePms, useSession } from '../../session';
 import { PagedTable } from '../../../components/paged-table';
 import { validFields } from '../../../lib/validate-form';
 

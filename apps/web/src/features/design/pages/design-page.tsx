@@ -39,8 +39,7 @@ import {
   type VersionRow,
   type VisitRow,
 } from '@esource/shared';
-import { useSession } from '../../session/session-store';
-import { useAccess } from '../../session/use-user-info';
+import { useSession, useAccess } from '../../session';
 import {
   designApi,
   formsQuery,

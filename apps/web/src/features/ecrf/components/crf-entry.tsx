@@ -22,10 +22,9 @@ import {
   type SignatureMeaning,
 } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
-import { useSession } from '../../session/session-store';
-import { useAccess } from '../../session/use-user-info';
+import { useSession, useAccess } from '../../session';
 import { FormRenderer, formWarnings, labelFor, shownVariables, validateForm, type FieldErrors } from '../../crf-renderer';
-import { ReasonDialog } from '../../subjects/components/subject-dialogs';
+import { ReasonDialog } from '../../subjects';
 import { crfQuery, ecrfApi, type CrfKey, type CrfView } from '../api/ecrf-api';
 import {
   changedVariables,

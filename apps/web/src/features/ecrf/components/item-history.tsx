@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import type { FieldComponent } from '@esource/shared';
-import { useSession } from '../../session/session-store';
+import { useSession } from '../../session';
 import { labelFor } from '../../crf-renderer';
 import { historyQuery, type HistoryRow } from '../api/ecrf-api';
 import { valueText } from '../ecrf-logic';

@@ -5,7 +5,7 @@ import { I18nextProvider } from 'react-i18next';
 import type { SignatureMeaning } from '@esource/shared';
 import { initI18n, i18n } from '../../../i18n/i18n';
 import { sha256Hex } from '../../../lib/sha256';
-import { sessionStore } from '../../session/session-store';
+import { sessionStore } from '../../session';
 import { SignatureDialog } from './signature-dialog';
 
 beforeAll(() => {

@@ -3,7 +3,7 @@ import { Alert, Descriptions, Form, Input, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { SignatureMeaning } from '@esource/shared';
 import { sha256Hex } from '../../../lib/sha256';
-import { useSession } from '../../session/session-store';
+import { useSession } from '../../session';
 
 /**
  * The electronic-signature dialog (21 CFR Part 11 §11.50, §11.200): shows what is signed and the meaning of the

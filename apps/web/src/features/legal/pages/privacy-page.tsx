@@ -1,6 +1,6 @@
 import { useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { privacyVariant, productFor } from '../../brand/product';
+import { privacyVariant, productFor } from '../../brand';
 import { LegalLayout, useSections } from '../legal-layout';
 
 /** Privacy policy, one per product variant (spec §2 standalone routes). */

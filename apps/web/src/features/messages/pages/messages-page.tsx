@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
 import { LIMITS, MESSAGE_KINDS, type MessageKind, type MessageListRequest, type MessageRow } from '@esource/shared';
 import { PagedTable } from '../../../components/paged-table';
-import { useSession } from '../../session/session-store';
+import { useSession } from '../../session';
 import { afterRead, messagesApi, messagesQuery } from '../api/messages-api';
 import { messageText } from '../message-text';
 

@@ -20,7 +20,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { can, LIMITS, type DeptRow, type OrgRow, type Permission } from '@esource/shared';
 import { deptsQuery, orgsApi, orgsPageQuery, type OrgInput } from '../api/orgs-api';
-import { useAccess } from '../../session/use-user-info';
+import { useAccess } from '../../session';
 import { PagedTable } from '../../../components/paged-table';
 import { LimitedInput, LimitedTextArea } from '../../../components/limited-input';
 

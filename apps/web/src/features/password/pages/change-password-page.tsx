@@ -4,14 +4,11 @@ import { LockOutlined, LogoutOutlined } from '@ant-design/icons';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { AntdProvider } from '../../../app/antd-provider';
+import { AntdProvider } from '../../../components/antd-provider';
 import { ApiError } from '../../../lib/api-client';
-import { productFor } from '../../brand/product';
-import { ProductLogo } from '../../brand/product-logo';
-import { sessionStore, useSession } from '../../session/session-store';
-import { useUserInfo } from '../../session/use-user-info';
-import { LanguageSwitch } from '../../session/language-switch';
-import { logout } from '../../session/session-actions';
+import { productFor, ProductLogo } from '../../brand';
+import { sessionStore, useSession, useUserInfo, logout } from '../../session';
+import { LanguageSwitch } from '../../layout';
 import {
   fieldOfError,
   PasswordChangeFields,

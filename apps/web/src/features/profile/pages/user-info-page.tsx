@@ -1,8 +1,8 @@
 import { Alert, Card, Descriptions, Skeleton } from 'antd';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { useUserInfo } from '../../session/use-user-info';
-import { maskPhone } from '../../watermark/watermark-text';
+import { useUserInfo } from '../../session';
+import { maskPhone } from '../../watermark';
 
 /** /user-info: personal settings (spec §2). Phone change, password reset and real-name verification come later. */
 export default function UserInfoPage() {

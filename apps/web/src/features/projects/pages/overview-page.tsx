@@ -5,10 +5,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { can, LIMITS } from '@esource/shared';
-import { ProjectDialog } from '../../project-manage/components/project-dialog';
-import { useAccess } from '../../session/use-user-info';
+import { ProjectDialog } from '../../project-manage';
+import { useAccess, useSession } from '../../session';
 import { projectsPageQuery, type ProjectRow } from '../api/projects-api';
-import { useSession } from '../../session/session-store';
 import { tablePagination } from '../../../lib/pagination';
 
 const STATUS_COLOR: Record<number, string> = { 0: 'default', 1: 'green', 2: 'orange', 3: 'red' };

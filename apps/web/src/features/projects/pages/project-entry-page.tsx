@@ -1,9 +1,9 @@
 import { Navigate } from 'react-router';
 import { Result } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { useAccess } from '../../session/use-user-info';
-import { projectLanding } from '../../../routes/route-access';
-import { PageSpinner } from '../../../app/page-spinner';
+import { useAccess } from '../../session';
+import { projectLanding } from '../../../lib/routing/route-access';
+import { PageSpinner } from '../../../components/page-spinner';
 
 /** /project?proId=…: after the guard has entered the project, go to the first page this user may open. */
 export default function ProjectEntryPage() {

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { can, type Permission, type PermissionGroupRow } from '@esource/shared';
 import { groupsQuery, rolesApi } from '../api/roles-api';
 import { GroupFormDialog } from './group-form-dialog';
-import { useAccess } from '../../session/use-user-info';
+import { useAccess } from '../../session';
 
 /** Permission groups (spec §6): login time windows (enforced at login) and a reviewer. */
 export function GroupsTab() {

@@ -9,7 +9,7 @@ import { rolesApi, rolesPageQuery } from '../api/roles-api';
 import { countByModule } from '../lib/permission-tree';
 import { usePermissionLabel } from '../lib/use-permission-label';
 import { RoleFormDialog } from './role-form-dialog';
-import { useAccess } from '../../session/use-user-info';
+import { useAccess } from '../../session';
 import { PagedTable } from '../../../components/paged-table';
 
 const TOOLBAR = {

@@ -1,5 +1,5 @@
 import { api, ApiError } from '../../../lib/api-client';
-import type { Page, ProjectRow } from '../../projects/api/projects-api';
+import type { Page, ProjectRow } from '../../projects';
 
 export interface SearchHit {
   kind: 'project' | 'subject' | 'document';

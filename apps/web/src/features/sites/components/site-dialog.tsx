@@ -4,9 +4,9 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type { SiteDetailRow } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
-import { useSession } from '../../session/session-store';
+import { useSession } from '../../session';
 import { piCandidatesQuery, sitesApi } from '../api/sites-api';
-import { orgsPageQuery } from '../../orgs/api/orgs-api';
+import { orgsPageQuery } from '../../orgs';
 import { siteBody, siteDuplicateField, siteFormValues, type SiteFormValues } from '../site-form';
 import { LimitedInput } from '../../../components/limited-input';
 

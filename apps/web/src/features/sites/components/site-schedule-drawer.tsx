@@ -16,7 +16,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { visitLabel, type SiteDetailRow, type SiteSchedule, type VisitRow } from '@esource/shared';
-import { useSession } from '../../session/session-store';
+import { useSession } from '../../session';
 import { siteScheduleQuery } from '../api/sites-api';
 
 type FormRef = SiteSchedule['forms'][number];

@@ -5,8 +5,7 @@ import { CalendarOutlined, EditOutlined, PlusOutlined } from '@ant-design/icons'
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { can, type Permission, type SiteDetailRow } from '@esource/shared';
-import { useSession } from '../../session/session-store';
-import { useAccess } from '../../session/use-user-info';
+import { useSession, useAccess } from '../../session';
 import { sitesQuery } from '../api/sites-api';
 import { SiteDialog } from '../components/site-dialog';
 import { SiteScheduleDrawer } from '../components/site-schedule-drawer';

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
 import { isValidIdNumber, type SubjectRow } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
-import { useSession } from '../../session/session-store';
+import { useSession } from '../../session';
 import { mySitesQuery, subjectsApi, type SubjectInput } from '../api/subjects-api';
 import { allowedTargets, IDENTIFIER_FIELDS, reasonRequired } from '../subject-logic';
 import { StatusTag } from './status-tag';

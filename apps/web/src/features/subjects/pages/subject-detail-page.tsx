@@ -43,12 +43,8 @@ import {
   visitLabel,
 } from '@esource/shared';
 import { api } from '../../../lib/api-client';
-import { useSession } from '../../session/session-store';
-import { useAccess } from '../../session/use-user-info';
-import { CrfEntry } from '../../ecrf/components/crf-entry';
-import { CrfStatusTag } from '../../ecrf/components/status';
-import { ecrfApi } from '../../ecrf/api/ecrf-api';
-import { SignatureDialog } from '../../ecrf/components/signature-dialog';
+import { useSession, useAccess } from '../../session';
+import { CrfEntry, CrfStatusTag, ecrfApi, SignatureDialog } from '../../ecrf';
 import { scheduleQuery, subjectQuery, subjectsApi } from '../api/subjects-api';
 import { StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';

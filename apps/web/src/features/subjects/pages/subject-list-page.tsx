@@ -29,8 +29,7 @@ import { Link, useLocation, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
 import { can, LIMITS, visitLabel, type Permission, type SubjectRow } from '@esource/shared';
-import { useSession } from '../../session/session-store';
-import { useAccess } from '../../session/use-user-info';
+import { useSession, useAccess } from '../../session';
 import {
   mySitesQuery,
   plannedVisitsQuery,

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import type { MemberRow } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
-import { useSession } from '../../session/session-store';
+import { useSession } from '../../session';
 import { candidatesQuery, roleOptionsQuery, teamApi, teamSitesQuery, type RoleOption } from '../api/team-api';
 import { memberAssignment, memberFormValues, type MemberFormValues } from '../member-form';
 import { LimitedInput, LimitedTextArea } from '../../../components/limited-input';

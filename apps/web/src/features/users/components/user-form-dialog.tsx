@@ -15,7 +15,7 @@ import {
 } from '../api/users-api';
 import { userFieldProblem } from '../lib/user-rules';
 import { usePms } from '../lib/use-pms';
-import { orgsPageQuery } from '../../orgs/api/orgs-api';
+import { orgsPageQuery } from '../../orgs';
 import { LimitedInput, maxRule } from '../../../components/limited-input';
 
 interface FormValues {

@@ -38,7 +38,7 @@ import {
   UserDetailDrawer,
   UserStatusDialog,
 } from './user-dialogs';
-import { orgsPageQuery } from '../../orgs/api/orgs-api';
+import { orgsPageQuery } from '../../orgs';
 
 type SortField = (typeof USER_SORT_FIELDS)[number];
 

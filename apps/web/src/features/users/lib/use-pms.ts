@@ -1,6 +1,6 @@
 import { useCallback } from 'react';
 import { can, type Permission } from '@esource/shared';
-import { useAccess } from '../../session/use-user-info';
+import { useAccess } from '../../session';
 
 /**
  * `has(...anyOf)`: whether the user holds any of the permissions (spec §6). Buttons show only with their

@@ -1,7 +1,7 @@
 import { Button, Dropdown } from 'antd';
 import { GlobalOutlined } from '@ant-design/icons';
 import { LANGUAGES, type Language } from '@esource/shared';
-import { sessionStore, useSession } from './session-store';
+import { sessionStore, useSession } from '../session';
 
 const LABEL: Record<Language, string> = { zh_CN: '简体中文', en_US: 'English' };
 

@@ -1,0 +1,2 @@
+export { groupPercent, ProgressPanel } from './progress-panel';
+export { progressApi, progressTypesFor, progressViewLink } from './api/progress-api';

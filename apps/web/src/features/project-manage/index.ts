@@ -1,0 +1,1 @@
+export { ProjectDialog } from './components/project-dialog';

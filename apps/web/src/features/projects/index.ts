@@ -1,0 +1,1 @@
+export { projectsPageQuery, DEFAULT_PAGE, type Page, type ProjectRow } from './api/projects-api';

@@ -1,0 +1,76 @@
+import type { ComponentType } from 'react';
+import type { AppRoute } from '../lib/routing/route-types';
+
+export type PageModule = { default: ComponentType };
+export type PageLoader = () => Promise<PageModule>;
+
+/**
+ * Which page each route of the table (lib/routing/route-table.ts) opens, loaded lazily. This is the only
+ * place that imports pages, and only the router (app/router.tsx) imports it: pages and features use the
+ * table and the access checks in lib/routing, so no page can close an import circle through here (lint:
+ * import-x/no-restricted-paths and import-x/no-cycle).
+ */
+const placeholder: PageLoader = () => import('../pages/placeholder-page');
+const login: PageLoader = () => import('../features/auth/pages/login-page');
+const privacy: PageLoader = () => import('../features/legal/pages/privacy-page');
+const userSys: PageLoader = () => import('../features/users/pages/user-sys-page');
+const auditTrack: PageLoader = () => import('../features/audit/pages/audit-track-page');
+const subjectList: PageLoader = () => import('../features/subjects/pages/subject-list-page');
+const subjectDetail: PageLoader = () => import('../features/subjects/pages/subject-detail-page');
+
+export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
+  // standalone
+  login,
+  siteLogin: login,
+  aeLogin: login,
+  privacy,
+  sitePrivacy: privacy,
+  aePrivacy: privacy,
+  agreement: () => import('../features/legal/pages/agreement-page'),
+  person: () => import('../features/legal/pages/person-page'),
+  changePassword: () => import('../features/password/pages/change-password-page'),
+  notFound: () => import('../pages/not-found-page'),
+  microCrfConfig: () => import('../features/form-designer/pages/form-designer-page'),
+  // layout, no project
+  overview: () => import('../features/projects/pages/overview-page'),
+  userInfo: () => import('../features/profile/pages/user-info-page'),
+  messages: () => import('../features/messages/pages/messages-page'),
+  // module 2: roles, permission groups, organisations and departments are tabs of the user-management page,
+  // which opens on the tab of the menu entry that led there
+  userSys,
+  roleSys: userSys,
+  permissionGroup: userSys,
+  orgDict: userSys,
+  deptDict: userSys,
+  // module 6: the supervision log and the login log are tabs of the audit page (it opens on the entry's tab)
+  auditTrack,
+  superviseLog: auditTrack,
+  loginLog: auditTrack,
+  // module 9
+  centerApply: () => import('../features/center-apply/pages/center-apply-page'),
+  // module 1 inside a project
+  projectEntry: () => import('../features/projects/pages/project-entry-page'),
+  projectManage: () => import('../features/project-manage/pages/project-manage-page'),
+  centerPtsList: subjectList,
+  craPtsList: subjectList,
+  sickLoop: subjectList,
+  centerList: () => import('../features/sites/pages/sites-page'),
+  failedPtsList: () => import('../features/subjects/pages/recycle-bin-page'),
+  sickFile: subjectDetail,
+  dashboardSickFile: subjectDetail,
+  ptsDetail: subjectDetail,
+  gatherPtsDataDetail: subjectDetail,
+  visitTimeline: () => import('../features/calendar/pages/visit-timeline-page'),
+  visitTaskList: () => import('../features/calendar/pages/task-list-page'),
+  calendar: () => import('../features/calendar/pages/calendar-page'),
+  auditLogs: () => import('../features/audit/pages/project-audit-logs-page'),
+  userManage: () => import('../features/team/pages/team-page'),
+  design: () => import('../features/design/pages/design-page'),
+};
+
+/** The lazy page a route opens: none for a redirect, the placeholder page for a route not built yet. */
+export function pageFor(route: AppRoute): PageLoader | undefined {
+  if (route.redirectTo) return undefined;
+  if (route.placeholder) return placeholder;
+  return ROUTE_PAGES[route.id];
+}
