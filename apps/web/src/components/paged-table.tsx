@@ -4,8 +4,24 @@
  */
 import type { ReactNode } from 'react';
 import { Button, Empty, Result, Table } from 'antd';
-import type { TableProps } from 'antd';
+import type { TableColumnsType, TableProps } from 'antd';
 import { tablePagination } from '../lib/pagination';
+
+/** The width a column without one is given in the scroll width (it takes more when the page is wider). */
+export const FLEX_COLUMN_MIN = 200;
+
+/**
+ * The table's scroll width: the sum of its columns' widths, a column without a width counted as FLEX_COLUMN_MIN.
+ * With fixed layout a column is never narrower than its width, so a long unbroken value (a 100-character project
+ * name) wraps or ends in an ellipsis inside its column instead of squeezing the others, and a `fixed: 'right'`
+ * action column never covers another column: the table scrolls sideways when the page is narrower than the sum.
+ */
+export function columnsScrollWidth<T>(columns: TableColumnsType<T> | undefined): number {
+  return (columns ?? []).reduce((sum, c) => {
+    if ('children' in c && c.children) return sum + columnsScrollWidth(c.children);
+    return sum + (typeof c.width === 'number' ? c.width : FLEX_COLUMN_MIN);
+  }, 0);
+}
 
 export interface PagedQuery<T> {
   data?: { content: T[]; totalCount: number } | undefined;
@@ -45,10 +61,13 @@ export function PagedTable<T extends object>({
       />
     );
   }
+  const x = columnsScrollWidth(table.columns) + (table.rowSelection ? 48 : 0);
   return (
     <Table<T>
       size="middle"
+      tableLayout="fixed"
       {...table}
+      scroll={{ ...table.scroll, x: Math.max(x, typeof table.scroll?.x === 'number' ? table.scroll.x : 0) }}
       dataSource={query.data?.content ?? []}
       loading={query.isFetching}
       locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={empty} /> }}

@@ -1,5 +1,18 @@
 import { useState } from 'react';
-import { Alert, App, Button, Card, Descriptions, Input, Select, Space, Tag, Tooltip, Typography } from 'antd';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Descriptions,
+  Flex,
+  Input,
+  Select,
+  Space,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
 import {
   CopyOutlined,
@@ -106,11 +119,19 @@ export default function ProjectManagePage() {
       key: 'name',
       sorter: true,
       sortOrder: order('name'),
+      // no width: the name takes what the other columns leave (at least FLEX_COLUMN_MIN); a long unbroken name
+      // ends in an ellipsis with the whole name on hover instead of widening the column
       render: (v: string, r) => (
-        <Space size={6}>
-          <span>{v}</span>
+        <Flex gap={6} align="center" style={{ minWidth: 0 }}>
+          <Typography.Text
+            ellipsis={{ tooltip: v }}
+            style={{ minWidth: 0 }}
+            data-testid={`project-name-${r.no}`}
+          >
+            {v}
+          </Typography.Text>
           {r.id === openId ? <Tag color="blue">{t('current')}</Tag> : null}
-        </Space>
+        </Flex>
       ),
     },
     {
@@ -208,13 +229,20 @@ export default function ProjectManagePage() {
           title={
             <Space>
               <span>{t('openProject')}</span>
-              <Typography.Text strong>{`${open.no} · ${open.name}`}</Typography.Text>
               <Tag color={STATUS_COLOR[open.status] ?? 'default'} data-testid="open-project-status">
                 {t(`status.${open.status}`)}
               </Tag>
             </Space>
           }
-          extra={
+        >
+          {/* the name (up to 100 characters, maybe without a space) wraps on its own line beside the buttons,
+              which wrap below it on a narrow page: neither covers the other */}
+          <Flex justify="space-between" align="flex-start" gap={12} wrap style={{ marginBottom: 12 }}>
+            <Typography.Text
+              strong
+              style={{ flex: '1 1 280px', minWidth: 0, overflowWrap: 'anywhere', fontSize: 15 }}
+              data-testid="open-project-name"
+            >{`${open.no} · ${open.name}`}</Typography.Text>
             <Space wrap data-testid="open-project-actions">
               {allowed('project:info:update') ? (
                 <Button
@@ -264,8 +292,7 @@ export default function ProjectManagePage() {
                 </Button>
               ) : null}
             </Space>
-          }
-        >
+          </Flex>
           {closed ? (
             <Alert
               type="info"

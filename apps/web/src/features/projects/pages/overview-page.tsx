@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Card, Col, Empty, Input, Pagination, Row, Skeleton, Space, Tag, Typography } from 'antd';
+import { Button, Card, Col, Empty, Flex, Input, Pagination, Row, Skeleton, Space, Tag, Typography } from 'antd';
 import { PlusOutlined, ProjectOutlined, RightOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
@@ -83,20 +83,27 @@ export default function OverviewPage() {
                   data-testid="project-card"
                   styles={{ body: { padding: 20 } }}
                 >
-                  <Space align="start" style={{ width: '100%', justifyContent: 'space-between' }}>
-                    <Space align="start">
+                  {/* minWidth 0 and overflowWrap: a long unbroken name breaks into two lines and an ellipsis
+                      inside the card instead of running out of it */}
+                  <Flex align="start" justify="space-between" gap={8}>
+                    <Flex align="start" gap={8} style={{ minWidth: 0, flex: 1 }}>
                       <ProjectOutlined style={{ fontSize: 22, color: '#1668dc', marginTop: 2 }} />
-                      <div>
+                      <div style={{ minWidth: 0, flex: 1 }}>
                         <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                           {p.no}
                         </Typography.Text>
-                        <Typography.Title level={5} style={{ margin: '2px 0 8px' }} ellipsis={{ rows: 2 }}>
+                        <Typography.Title
+                          level={5}
+                          style={{ margin: '2px 0 8px', overflowWrap: 'anywhere' }}
+                          ellipsis={{ rows: 2, tooltip: p.name }}
+                          data-testid="project-card-name"
+                        >
                           {p.name}
                         </Typography.Title>
                       </div>
-                    </Space>
+                    </Flex>
                     <RightOutlined style={{ color: 'rgba(0,0,0,.25)', marginTop: 6 }} />
-                  </Space>
+                  </Flex>
                   <Space size={[4, 4]} wrap>
                     <Tag color={STATUS_COLOR[p.status] ?? 'default'}>
                       {t(`status.${p.status}`, { defaultValue: String(p.status) })}

@@ -137,10 +137,16 @@ export function RolesTab() {
               {t('edit')}
             </Button>
           ) : null}
-          {has('system:role:delete') ? (
+          {has('system:role:delete') && r.userCount > 0 ? (
+            // the server refuses to delete a role users hold: no confirm with an OK that cannot succeed
+            <Tooltip title={t('deleteInUse', { count: r.userCount })}>
+              <Button type="link" size="small" danger disabled data-testid="role-delete">
+                {t('delete')}
+              </Button>
+            </Tooltip>
+          ) : has('system:role:delete') ? (
             <Popconfirm
-              title={t('deleteConfirm', { name: r.name })}
-              description={r.userCount > 0 ? t('deleteInUse', { count: r.userCount }) : undefined}
+              title={t('deleteConfirm', { name: en && r.nameEn ? r.nameEn : r.name })}
               onConfirm={() => remove.mutate(r.id)}
               okButtonProps={{ danger: true }}
             >

@@ -458,7 +458,6 @@ export default function SubjectListPage() {
           rowKey="ptsId"
           columns={columns}
           onChange={onTable}
-          scroll={{ x: 1380 }}
           data-testid="subject-table"
         />
       </Card>

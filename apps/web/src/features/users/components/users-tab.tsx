@@ -206,7 +206,8 @@ export function UsersTab() {
       title: t('actions'),
       key: 'actions',
       fixed: 'right',
-      width: 210,
+      // View, Edit, Disable, Invite in English on one line (210 cut "Invite" off)
+      width: 260,
       render: (_: unknown, r) => (
         <Space size={2} wrap={false}>
           <Button type="link" size="small" onClick={() => setDetailId(r.id)}>
@@ -372,7 +373,6 @@ export function UsersTab() {
         rowKey="id"
         columns={columns}
         onChange={onTableChange}
-        scroll={{ x: 1720 }}
         rowSelection={
           has('system:user:message')
             ? { selectedRowKeys: selected.map((u) => u.id), onChange: (_k, rows) => setSelected(rows) }
