@@ -83,6 +83,11 @@ test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a v
   browser,
 }) => {
   const page = await open(browser, 'crc1', '/project/sickLoop');
+  // display conditions are interpreted, never eval'd: the CSP (no 'unsafe-eval') refuses nothing on this form
+  const refused: string[] = [];
+  page.on('console', (m) => {
+    if (/Refused to|Content Security Policy/i.test(m.text())) refused.push(m.text());
+  });
   await expect(page.getByTestId('subject-list-page')).toBeVisible();
   await page.getByTestId('subject-add').click();
   // crc1 has one site: it is chosen already
@@ -128,6 +133,7 @@ test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a v
   await page.getByTestId('crf-input-PREG').getByText('No').click();
   await page.getByTestId('crf-save').click();
   await expect(page.getByTestId('crf-status')).toContainText('Completed');
+  expect(refused).toEqual([]);
   await shot(page, 'subjects-form-en.png');
 
   // changing a saved value asks for a reason for that item

@@ -1,3 +1,5 @@
+// first: zod must be jitless before any schema is created (CSP without 'unsafe-eval')
+import './app/zod-jitless';
 import { bootstrap, exposeLifecycles, mount } from './micro-app';
 import { startTracing } from './features/tracing/start-tracing';
 

@@ -1,10 +1,11 @@
 /**
  * Display conditions of eCRF items: expressions over other items' variable codes, e.g.
- * `sex == "2" and age >= 18` or `has(symptoms, "fever")`. Compiled with filtrex (a safe expression language:
- * no access to anything but the item values and the functions below), identically in the browser and on the
- * server, so that what the form shows and what the server requires always agree.
+ * `sex == "2" and age >= 18` or `has(symptoms, "fever")`. The language is filtrex 3's (the stored designs were
+ * written for it), parsed and interpreted by `condition-language.ts` without eval or Function (the web app's CSP
+ * has no 'unsafe-eval'): nothing but the item values and the functions below is reachable, and the browser and
+ * the server evaluate identically, so that what the form shows and what the server requires always agree.
  */
-import { compileExpression } from 'filtrex';
+import { BUILTIN_FUNCTIONS, evaluateCondition, parseCondition, type ConditionFunction, type ConditionScope } from './condition-language';
 
 export type ItemValues = Record<string, unknown>;
 
@@ -13,7 +14,8 @@ function scalar(v: unknown): string | null {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
 }
 
-const functions = {
+const functions: Record<string, ConditionFunction> = {
+  ...BUILTIN_FUNCTIONS,
   /** true when a multiple-choice answer contains the value */
   has: (list: unknown, v: unknown) => {
     const wanted = scalar(v);
@@ -23,6 +25,17 @@ const functions = {
   empty: (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0),
   /** number of answers of a multiple-choice item */
   count: (v: unknown) => (Array.isArray(v) ? v.length : v === null || v === undefined || v === '' ? 0 : 1),
+};
+
+/**
+ * What an expression can reach: the functions above (and filtrex's built-ins: abs, ceil, floor, log, log2, log10,
+ * max, min, round, sqrt, exists); a name reads an own property of the values (or of `of`'s object), and an
+ * unanswered item reads as null rather than an error.
+ */
+export const conditionScope: ConditionScope = {
+  functions,
+  prop: (name, obj) =>
+    obj && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, name) ? ((obj as ItemValues)[name] ?? null) : null,
 };
 
 export interface CompiledCondition {
@@ -37,19 +50,17 @@ const cache = new Map<string, CompiledCondition>();
 export function compileCondition(expression: string): CompiledCondition {
   const hit = cache.get(expression);
   if (hit) return hit;
-  const fn = compileExpression(expression, {
-    extraFunctions: functions,
-    // an unanswered item reads as null rather than an error
-    customProp: (name: string, _get: unknown, obj: unknown) =>
-      obj && typeof obj === 'object' && Object.prototype.hasOwnProperty.call(obj, name) ? ((obj as ItemValues)[name] ?? null) : null,
-  });
+  const tree = parseCondition(expression);
   const variables = referencedVariables(expression);
   const compiled: CompiledCondition = {
     variables,
     evaluate: (values) => {
-      const r: unknown = fn(values);
-      if (r instanceof Error) return false;
-      return Boolean(r);
+      try {
+        return Boolean(evaluateCondition(tree, values, conditionScope));
+      } catch {
+        // a value of the wrong type (text where a number is wanted, an unanswered item under "and") hides the item
+        return false;
+      }
     },
   };
   if (cache.size > 5000) cache.clear();

@@ -7,19 +7,18 @@ import type { Config } from '../config/config';
 
 /**
  * The Content-Security-Policy of the web app. The built index.html has no inline script (Vite emits one module
- * script and modulepreload links), so scripts come from 'self' only. 'unsafe-eval' is there for one reason: eCRF
- * display conditions are compiled by filtrex (packages/shared/src/conditions.ts), which builds a Function from the
- * parsed expression; without it every form with a condition fails in the browser. Replacing that compile step
- * with an interpreter lets it go (docs/security.md). antd 6 writes its CSS-in-JS into <style> elements
- * at run time, hence 'unsafe-inline' for styles (styles cannot run code). The watermark is a data: SVG image and
- * downloads go through blob: URLs. Swagger UI (/api/docs) needs nothing more: its page loads three script files
- * and styles its elements inline, which this policy allows.
+ * script and modulepreload links), so scripts come from 'self' only, and nothing may be evaluated from text: eCRF
+ * display conditions are parsed and interpreted (packages/shared/src/condition-language.ts), never compiled to a
+ * Function, and zod runs jitless in the browser (apps/web/src/app/zod-jitless.ts). antd 6 writes its CSS-in-JS
+ * into <style> elements at run time, hence 'unsafe-inline' for styles (styles cannot run code). The watermark is a
+ * data: SVG image and downloads go through blob: URLs. Swagger UI (/api/docs) needs nothing more: its page loads
+ * three script files and styles its elements inline, which this policy allows.
  * No upgrade-insecure-requests: a plain-HTTP intranet deployment would have every asset rewritten to https.
  */
 export function cspDirectives(config: Pick<Config, 'frameAncestors'>): Record<string, string[]> {
   return {
     'default-src': ["'self'"],
-    'script-src': ["'self'", "'unsafe-eval'"],
+    'script-src': ["'self'"],
     'script-src-attr': ["'none'"],
     'style-src': ["'self'", "'unsafe-inline'"],
     'img-src': ["'self'", 'data:', 'blob:'],

@@ -12,8 +12,8 @@ import {
 } from '@esource/shared';
 
 /**
- * The pure rules of the eCRF renderer: which items show (display conditions, evaluated with the same filtrex
- * evaluator the server uses), clearing the values of items that a condition hides, validation of what shows,
+ * The pure rules of the eCRF renderer: which items show (display conditions, evaluated by the same interpreter
+ * the server uses), clearing the values of items that a condition hides, validation of what shows,
  * and number rounding. The component in form-renderer.tsx only draws what these functions decide.
  */
 
