@@ -11,7 +11,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { startServer } from '../apps/server/src/server';
-import { DEMO_PASSWORD, sha256Hex } from '../apps/server/src/db/seed';
+import { DEMO_PASSWORD, sha256Hex } from '../apps/server/src/seed/seed';
 
 const duration = Number(process.env.DURATION ?? 10);
 const connections = Number(process.env.CONNECTIONS ?? 32);

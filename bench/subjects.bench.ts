@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { sql } from 'drizzle-orm';
 import { startServer } from '../apps/server/src/server';
-import { DEMO_PASSWORD, sha256Hex } from '../apps/server/src/db/seed';
+import { DEMO_PASSWORD, sha256Hex } from '../apps/server/src/seed/seed';
 import { formDefinition } from '../packages/shared/src/design.schema';
 
 const onServer = Boolean(process.env.DATABASE_URL);

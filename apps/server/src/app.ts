@@ -16,7 +16,7 @@ import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-z
 import { LIMITS, okEnvelope, type ErrorEnvelope } from '@esource/shared';
 import type { Config } from './config/config';
 import type { Database } from './db/client';
-import type { AppDeps } from './app-deps';
+import type { AppDeps, ModuleHooks } from './app-deps';
 import type { Guard, RequestContext } from './lib/context';
 import { AppError } from './lib/errors';
 import { translateMaybe, translator } from './lib/i18n';
@@ -28,6 +28,7 @@ import type { RouteSpec } from './lib/route';
 import { authorize, baseContext } from './modules/auth/context.service';
 import { AuthService } from './modules/auth/auth.service';
 import { JobRunner } from './modules/jobs/job-runner';
+import { projectHasSubjects } from './modules/subjects/subjects.service';
 import { allRoutes } from './routes';
 
 declare module 'fastify' {
@@ -52,6 +53,8 @@ export interface BuildOptions {
   jobs?: JobRunner;
   /** routes added by tests or optional modules */
   extraRoutes?: (deps: AppDeps) => RouteSpec[];
+  /** hooks added to the product's own (tests, optional modules) */
+  extraHooks?: Partial<ModuleHooks>;
   logger?: boolean;
 }
 
@@ -85,7 +88,12 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.setValidatorCompiler(() => (data: unknown) => ({ value: data }));
 
   const jobs = opts.jobs ?? new JobRunner(database, config);
-  const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs };
+  // the cross-module hooks, wired here once (DESIGN §10)
+  const hooks: ModuleHooks = {
+    subjectDataChecks: [projectHasSubjects, ...(opts.extraHooks?.subjectDataChecks ?? [])],
+    collectingChecks: [...(opts.extraHooks?.collectingChecks ?? [])],
+  };
+  const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs, hooks };
 
   // security headers (CSP, frame-ancestors, nosniff, referrer policy) on every answer: docs/security.md
   await app.register(helmet, helmetOptions(config));

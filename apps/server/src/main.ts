@@ -1,6 +1,6 @@
 /** `npm start` / `tsx src/main.ts [--role=api|worker|all]`: runs eSource. */
 import { startServer } from './server';
-import { DEMO_PASSWORD, DEMO_USERS } from './db/seed';
+import { DEMO_PASSWORD, DEMO_USERS } from './seed/seed';
 
 const started = Date.now();
 const server = await startServer({ seed: process.env.SEED_DEMO !== 'false' });

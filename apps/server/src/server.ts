@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from './config/config';
 import { openDatabase, type Database } from './db/client';
-import { seedDemo } from './db/seed';
+import { seedDemo } from './seed/seed';
 import { buildApp, type BuildOptions, type RegisteredRoute } from './app';
 import { JobRunner } from './modules/jobs/job-runner';
 import { registerJobs } from './jobs';
@@ -32,6 +32,8 @@ export interface StartOptions {
   /** lets tests add job types and routes */
   setupJobs?: (jobs: JobRunner) => void;
   extraRoutes?: BuildOptions['extraRoutes'];
+  /** lets tests add cross-module hooks (AppDeps.hooks) */
+  extraHooks?: BuildOptions['extraHooks'];
   logger?: boolean;
   listen?: boolean;
 }
@@ -59,6 +61,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       database,
       jobs,
       ...(opts.extraRoutes ? { extraRoutes: opts.extraRoutes } : {}),
+      ...(opts.extraHooks ? { extraHooks: opts.extraHooks } : {}),
       ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
     });
     app = built.app;

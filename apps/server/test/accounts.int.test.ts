@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../src/db/seed';
+import { sha256Hex } from '../src/seed/seed';
 import { startTestServer, type TestServer } from './harness';
 
 let s: TestServer;

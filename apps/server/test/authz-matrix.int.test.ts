@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { can, effectivePermissions } from '@esource/shared';
 import { projects, sites } from '../src/db/schema';
-import { DEMO_ROLES, DEMO_USERS } from '../src/db/seed';
+import { DEMO_ROLES, DEMO_USERS } from '../src/seed/seed';
 import type { RegisteredRoute } from '../src/app';
 import { startTestServer, type TestServer } from './harness';
 

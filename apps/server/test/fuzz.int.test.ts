@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { and, eq } from 'drizzle-orm';
-import { DEMO_USERS } from '../src/db/seed';
+import { DEMO_USERS } from '../src/seed/seed';
 import { sites } from '../src/db/schema';
 import type { RegisteredRoute } from '../src/app';
 import { startTestServer, type TestServer } from './harness';

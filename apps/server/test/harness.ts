@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startServer, type RunningServer, type StartOptions } from '../src/server';
 import type { Config } from '../src/config/config';
-import { DEMO_PASSWORD, DEMO_USERS, sha256Hex } from '../src/db/seed';
+import { DEMO_PASSWORD, DEMO_USERS, sha256Hex } from '../src/seed/seed';
 
 export interface CallOptions {
   token?: string | null;

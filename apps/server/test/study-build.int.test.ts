@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { auditEvents, projects, users } from '../src/db/schema';
-import { SUBJECT_DATA_CHECKS } from '../src/modules/projects/projects.service';
 import { sha256Hex, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
 let dm: string;
 let admin: string;
+const holdsData = new Set<number>();
 type Project = { id: number; no: string; version: number; status: number; scene: number; autoPrefillDisabled: boolean; configFiveFunction: string };
 
 beforeAll(async () => {
-  s = await startTestServer();
+  // a project listed here holds subject data as far as the delete rule is concerned (a hook at the root)
+  s = await startTestServer({ extraHooks: { subjectDataChecks: [async (_tx, projectId) => holdsData.has(projectId)] } });
   dm = await s.api.login('dm');
   admin = await s.api.login('admin');
 });
@@ -115,11 +116,11 @@ describe('projects', () => {
   it('deletes only a project without subject data', async () => {
     const r = await s.api.post<Project>('/pro/info/add', { token: dm, form: { no: 'TMP-1', name: 'Scratch', scene: 1 } });
     const id = r.body.data.id;
-    SUBJECT_DATA_CHECKS.push(async (_tx, projectId) => projectId === id);
+    holdsData.add(id);
     const refused = await s.api.post('/project/info/delete', { token: dm, headers: { proId: id, language: 'en_US' }, form: { id } });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toBe('The project holds subject data and cannot be deleted');
-    SUBJECT_DATA_CHECKS.pop();
+    holdsData.delete(id);
     const ok = await s.api.post('/project/info/delete', { token: dm, headers: { proId: id }, form: { id, reason: 'created by mistake' } });
     expect(ok.status).toBe(200);
     const list = await s.api.post<{ content: { no: string }[] }>('/pro/info/page', { token: dm, form: { keyword: 'TMP' } });

@@ -74,8 +74,8 @@ export function parseDesignImport(content: string, lang: Language) {
   return r.data;
 }
 
-export function designRoutes({ database }: AppDeps): RouteSpec[] {
-  const svc = new DesignService(database.db);
+export function designRoutes({ database, hooks }: AppDeps): RouteSpec[] {
+  const svc = new DesignService(database.db, hooks.collectingChecks);
   const versionList = (url: string) =>
     defineRoute({
       method: 'POST',

@@ -14,11 +14,17 @@ import { refreshVersionProgress } from '../subjects/subjects.service';
 
 type Version = typeof designVersions.$inferSelect;
 
-/** Checks registered by later modules: does study data exist against this version? (then it is 'collecting') */
-export const COLLECTING_CHECKS: ((db: Db | Tx, versionId: number) => Promise<boolean>)[] = [];
+/**
+ * Does study data exist against this version? (then it is 'collecting'). The modules that hold such data
+ * provide the checks; the composition root (app.ts, AppDeps.hooks) passes them in.
+ */
+export type CollectingCheck = (db: Db | Tx, versionId: number) => Promise<boolean>;
 
 export class DesignService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly collectingChecks: readonly CollectingCheck[] = [],
+  ) {}
 
   async version(tx: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<Version> {
     const [v] = await tx
@@ -77,7 +83,7 @@ export class DesignService {
   }
 
   private async collecting(db: Db | Tx, versionId: number): Promise<boolean> {
-    for (const c of COLLECTING_CHECKS) if (await c(db, versionId)) return true;
+    for (const c of this.collectingChecks) if (await c(db, versionId)) return true;
     return false;
   }
 

@@ -18,9 +18,9 @@ import { likeOf } from '../../lib/sql';
 import { offsetOf, pageOf } from '../../lib/page';
 
 
-export function projectRoutes({ database }: AppDeps): RouteSpec[] {
+export function projectRoutes({ database, hooks }: AppDeps): RouteSpec[] {
   const db = database.db;
-  const svc = new ProjectsService(db);
+  const svc = new ProjectsService(db, hooks.subjectDataChecks);
   const sortColumns = { no: projects.no, name: projects.name, status: projects.status, createTime: projects.createdAt } as const;
   return [
     defineRoute({

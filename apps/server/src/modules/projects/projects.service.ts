@@ -17,10 +17,11 @@ type ProjectRow = typeof projects.$inferSelect;
 const AUDITED = ['no', 'name', 'status', 'scene', 'fileConfirmConfig', 'autoPrefillDisabled', 'configFiveFunction'] as const;
 
 /**
- * Tables that hold subject data, with their project column. A project with a row in any of them cannot be
- * deleted. Later modules (subjects, eCRF data, source records, documents) register theirs here.
+ * Does the project hold subject data? A project for which any check says yes cannot be deleted. The modules
+ * that hold subject data (subjects, later eCRF data, source records, documents) provide theirs; the
+ * composition root (app.ts, AppDeps.hooks) passes them in.
  */
-export const SUBJECT_DATA_CHECKS: ((tx: Tx, projectId: number) => Promise<boolean>)[] = [];
+export type SubjectDataCheck = (tx: Tx, projectId: number) => Promise<boolean>;
 
 export function toDetail(p: ProjectRow, roleCode: string | null): ProjectDetail {
   return {
@@ -41,7 +42,10 @@ export function toDetail(p: ProjectRow, roleCode: string | null): ProjectDetail 
 }
 
 export class ProjectsService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly subjectDataChecks: readonly SubjectDataCheck[] = [],
+  ) {}
 
   private async findLive(tx: Db | Tx, id: number): Promise<ProjectRow> {
     const [p] = await tx.select().from(projects).where(and(eq(projects.id, id), isNull(projects.deletedAt)));
@@ -154,7 +158,7 @@ export class ProjectsService {
     sameProject(ctx, id);
     await this.db.transaction(async (tx) => {
       const before = await this.findLive(tx, id);
-      for (const check of SUBJECT_DATA_CHECKS) {
+      for (const check of this.subjectDataChecks) {
         if (await check(tx, id)) throw new AppError('PROJECT_HAS_SUBJECT_DATA');
       }
       const now = new Date();

@@ -18,9 +18,9 @@ import type { Tx } from '../../db/client';
 const SITE_FIELDS = ['orgId', 'siteNo', 'name', 'piUserId', 'status'] as const;
 const pi = alias(users, 'pi');
 
-export function siteRoutes({ database }: AppDeps): RouteSpec[] {
+export function siteRoutes({ database, hooks }: AppDeps): RouteSpec[] {
   const db = database.db;
-  const design = new DesignService(db);
+  const design = new DesignService(db, hooks.collectingChecks);
   const list = (ctx: ProjectScopedContext, only: number | null, tx: typeof db | Tx = db) => {
     const p = ctx.project;
     return tx

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { eq } from 'drizzle-orm';
 import {
   subjectCreate,
   subjectDeleteRequest,
@@ -12,19 +11,10 @@ import {
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
-import { subjects } from '../../db/schema';
-import { SUBJECT_DATA_CHECKS } from '../projects/projects.service';
 import { SubjectsService } from './subjects.service';
-
-let registered = false;
 
 export function subjectRoutes({ database }: AppDeps): RouteSpec[] {
   const svc = new SubjectsService(database.db);
-  if (!registered) {
-    registered = true;
-    // a project with subjects (even in the recycle bin) holds subject data and cannot be deleted
-    SUBJECT_DATA_CHECKS.push(async (tx, projectId) => (await tx.select({ id: subjects.id }).from(subjects).where(eq(subjects.projectId, projectId)).limit(1)).length > 0);
-  }
   const list = (url: string, summary: string) =>
     defineRoute({
       method: 'POST',

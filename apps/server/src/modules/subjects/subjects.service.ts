@@ -30,6 +30,11 @@ export async function refreshVersionProgress(tx: Db | Tx, versionId: number): Pr
   await tx.execute(sql`select refresh_subject_progress(array(select id from subjects where design_version_id = ${versionId}))`);
 }
 
+/** A project with subjects (even in the recycle bin) holds subject data and cannot be deleted (AppDeps.hooks). */
+export async function projectHasSubjects(tx: Db | Tx, projectId: number): Promise<boolean> {
+  return (await tx.select({ id: subjects.id }).from(subjects).where(eq(subjects.projectId, projectId)).limit(1)).length > 0;
+}
+
 export class SubjectsService {
   constructor(private readonly db: Db) {}
 

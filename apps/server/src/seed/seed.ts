@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { ALL_PERMISSIONS, ENVS, type Env, type Permission } from '@esource/shared';
-import type { Db, Tx } from './client';
+import type { Db, Tx } from '../db/client';
 import {
   departments,
   organizations,
@@ -18,7 +18,7 @@ import {
   roles,
   sites,
   users,
-} from './schema';
+} from '../db/schema';
 import { hashPasswordDigest } from '../modules/auth/auth.service';
 import { recordAudit } from '../modules/audit/audit.service';
 import { seedDemoDesign } from './seed-design';

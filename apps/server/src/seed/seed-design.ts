@@ -5,8 +5,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { formDefinition, type FormDefinitionInput } from '@esource/shared';
-import type { Db } from './client';
-import { designVersions, forms, stages, visitForms, visits } from './schema';
+import type { Db } from '../db/client';
+import { designVersions, forms, stages, visitForms, visits } from '../db/schema';
 import { recordAudit } from '../modules/audit/audit.service';
 
 export const DEMO_FORMS: FormDefinitionInput[] = [
