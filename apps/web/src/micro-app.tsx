@@ -1,3 +1,5 @@
+// first: zod must be jitless before any schema is created (CSP without 'unsafe-eval'), also when a host imports this module directly
+import './app/zod-jitless';
 import { StrictMode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import type { QueryClient } from '@tanstack/react-query';
