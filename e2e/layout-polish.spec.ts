@@ -31,16 +31,14 @@ async function shot(page: Page, name: string): Promise<void> {
 async function tableProblems(table: Locator, minWidth = 48): Promise<string[]> {
   return table.evaluate(async (root, min) => {
     const out: string[] = [];
-    const heads = [...root.querySelectorAll<HTMLElement>('thead th.ant-table-cell')].filter(
+    const heads = Array.from(root.querySelectorAll<HTMLElement>('thead th.ant-table-cell')).filter(
       (th) => !th.classList.contains('ant-table-selection-column') && th.getBoundingClientRect().width > 0,
     );
     for (const th of heads) {
       const w = th.getBoundingClientRect().width;
       if (w < min) out.push(`column "${th.textContent}" is ${Math.round(w)} px wide`);
     }
-    for (const td of [
-      ...root.querySelectorAll<HTMLElement>('tbody tr.ant-table-row td.ant-table-cell'),
-    ].slice(0, 200)) {
+    for (const td of Array.from(root.querySelectorAll<HTMLElement>('tbody tr.ant-table-row td.ant-table-cell')).slice(0, 200)) {
       const style = getComputedStyle(td);
       if (style.overflowX !== 'visible') continue;
       if (Number(td.scrollWidth) > Number(td.clientWidth) + 1)
