@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Alert, Button, Form, Input, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { LimitedInput } from '../../../components/limited-input';
 import type { FieldComponent, ItemValues } from '@esource/shared';
 import { labelFor } from '../../crf-renderer';
 import { valueText, type StoredValues } from '../ecrf-logic';
@@ -52,8 +53,8 @@ export function ChangeReasonDialog({ need, cleared, stored, values, fieldOf, lan
       );
     return (
       <Form.Item key={v} required label={label} data-testid={isCleared ? `cleared-${v}` : undefined}>
-        <Input
-          maxLength={500}
+        <LimitedInput
+          max={500}
           value={reasons[v] ?? ''}
           onChange={(e) => setReasons((r) => ({ ...r, [v]: e.target.value }))}
           placeholder={isCleared ? t('reason.clearedPlaceholder') : t('reason.placeholder')}

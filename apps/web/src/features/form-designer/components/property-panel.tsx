@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Divider, Empty, Form, Input, InputNumber, Radio, Segmented, Select, Space, Switch, Typography } from 'antd';
+import { Alert, Button, Checkbox, Divider, Empty, Form, InputNumber, Radio, Segmented, Select, Space, Switch, Typography } from 'antd';
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import {
@@ -16,6 +16,7 @@ import {
   type FormOption,
   type TableComponent,
 } from '@esource/shared';
+import { LimitedInput, LimitedTextArea } from '../../../components/limited-input';
 import { cellAt, newField, optionProblems, type DesignIssue, type Draft, type NewLabels } from '../designer-state';
 
 type T = (k: string, o?: Record<string, unknown>) => string;
@@ -34,13 +35,13 @@ export function FormProps({ draft, onChange, issues }: { draft: Draft; onChange:
   return (
     <>
       <Form.Item label={t('form.name')} required validateStatus={status('name')} help={err('name')}>
-        <Input data-testid="form-name" value={draft.name} maxLength={100} onChange={(e) => onChange({ name: e.target.value })} />
+        <LimitedInput data-testid="form-name" value={draft.name} max={100} onChange={(e) => onChange({ name: e.target.value })} />
       </Form.Item>
       <Form.Item label={t('form.code')} required validateStatus={status('code')} help={err('code')}>
-        <Input data-testid="form-code" value={draft.code} maxLength={50} onChange={(e) => onChange({ code: e.target.value })} />
+        <LimitedInput data-testid="form-code" value={draft.code} max={50} onChange={(e) => onChange({ code: e.target.value })} />
       </Form.Item>
       <Form.Item label={t('form.nameEn')} validateStatus={status('nameEn')} help={err('nameEn')}>
-        <Input data-testid="form-nameEn" value={draft.nameEn ?? ''} maxLength={100} onChange={(e) => onChange({ nameEn: e.target.value })} />
+        <LimitedInput data-testid="form-nameEn" value={draft.nameEn ?? ''} max={100} onChange={(e) => onChange({ nameEn: e.target.value })} />
       </Form.Item>
       <Form.Item label={t('form.cycle')} tooltip={t('form.cycleHelp')}>
         <Switch data-testid="form-cycle" checked={draft.cycle} onChange={(v) => onChange({ cycle: v })} />
@@ -133,13 +134,13 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
         </Form.Item>
       ) : null}
       <Form.Item label={t('field.label')} required validateStatus={status('label')} help={err('label')}>
-        <Input data-testid="prop-label" value={field.label} maxLength={100} onChange={(e) => onChange({ label: e.target.value })} />
+        <LimitedInput data-testid="prop-label" value={field.label} max={100} onChange={(e) => onChange({ label: e.target.value })} />
       </Form.Item>
       <Form.Item label={t('field.labelEn')} validateStatus={status('labelEn')} help={err('labelEn')}>
-        <Input data-testid="prop-labelEn" value={field.labelEn ?? ''} maxLength={100} onChange={(e) => onChange({ labelEn: e.target.value })} />
+        <LimitedInput data-testid="prop-labelEn" value={field.labelEn ?? ''} max={100} onChange={(e) => onChange({ labelEn: e.target.value })} />
       </Form.Item>
       <Form.Item label={t('field.variable')} required validateStatus={status('variable')} help={err('variable')} tooltip={t('field.variableHelp')}>
-        <Input data-testid="prop-variable" value={field.variable} maxLength={40} onChange={(e) => onChange({ variable: e.target.value.trim() })} />
+        <LimitedInput data-testid="prop-variable" value={field.variable} max={40} onChange={(e) => onChange({ variable: e.target.value.trim() })} />
       </Form.Item>
       <Form.Item label={t('field.flags')}>
         <Space wrap size={[12, 4]}>
@@ -151,12 +152,12 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
         </Space>
       </Form.Item>
       <Form.Item label={t('field.displayCondition')} validateStatus={status('displayCondition')}>
-        <Input.TextArea
+        <LimitedTextArea
           data-testid="prop-condition"
           autoSize={{ minRows: 1, maxRows: 4 }}
           value={field.displayCondition ?? ''}
           placeholder={'SEX == "2"'}
-          maxLength={500}
+          max={500}
           onChange={(e) => onChange({ displayCondition: e.target.value })}
         />
         <div className="fd-condition-check">
@@ -165,11 +166,11 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
       </Form.Item>
       {field.type !== 'file' && field.type !== 'radio' && field.type !== 'checkbox' ? (
         <Form.Item label={t('field.placeholder')}>
-          <Input data-testid="prop-placeholder" value={field.placeholder ?? ''} maxLength={100} onChange={(e) => onChange({ placeholder: e.target.value })} />
+          <LimitedInput data-testid="prop-placeholder" value={field.placeholder ?? ''} max={100} onChange={(e) => onChange({ placeholder: e.target.value })} />
         </Form.Item>
       ) : null}
       <Form.Item label={t('field.unit')} validateStatus={status('unit')} help={err('unit')}>
-        <Input data-testid="prop-unit" value={field.unit ?? ''} maxLength={20} onChange={(e) => onChange({ unit: e.target.value })} />
+        <LimitedInput data-testid="prop-unit" value={field.unit ?? ''} max={20} onChange={(e) => onChange({ unit: e.target.value })} />
       </Form.Item>
       {field.type === 'number' ? (
         <Space size={8} wrap>
@@ -259,22 +260,22 @@ export function OptionsEditor({ options, onChange, error }: { options: FormOptio
       </div>
       {options.map((o, i) => (
         <div key={i} className="fd-option-row">
-          <Input
+          <LimitedInput
             size="small"
             data-testid={`opt-value-${i}`}
             status={problems[i]?.value || !o.value ? 'error' : undefined}
             value={o.value}
-            maxLength={50}
+            max={50}
             onChange={(e) => set(i, { value: e.target.value })}
           />
-          <Input size="small" data-testid={`opt-label-${i}`} status={!o.label ? 'error' : undefined} value={o.label} maxLength={100} onChange={(e) => set(i, { label: e.target.value })} />
-          <Input size="small" data-testid={`opt-labelEn-${i}`} value={o.labelEn ?? ''} maxLength={100} onChange={(e) => set(i, { labelEn: e.target.value })} />
-          <Input
+          <LimitedInput size="small" data-testid={`opt-label-${i}`} status={!o.label ? 'error' : undefined} value={o.label} max={100} onChange={(e) => set(i, { label: e.target.value })} />
+          <LimitedInput size="small" data-testid={`opt-labelEn-${i}`} value={o.labelEn ?? ''} max={100} onChange={(e) => set(i, { labelEn: e.target.value })} />
+          <LimitedInput
             size="small"
             data-testid={`opt-mapping-${i}`}
             status={problems[i]?.mapping ? 'error' : undefined}
             value={o.mapping ?? ''}
-            maxLength={50}
+            max={50}
             onChange={(e) => set(i, { mapping: e.target.value })}
           />
           <Button
@@ -336,10 +337,10 @@ export function TableProps({ table, draft, cell, mergeError, issues, labels, onC
   return (
     <>
       <Form.Item label={t('table.title')} validateStatus={err('label') ? 'error' : undefined} help={err('label')}>
-        <Input data-testid="table-title" value={table.label} maxLength={100} onChange={(e) => onChange({ ...table, label: e.target.value })} />
+        <LimitedInput data-testid="table-title" value={table.label} max={100} onChange={(e) => onChange({ ...table, label: e.target.value })} />
       </Form.Item>
       <Form.Item label={t('field.labelEn')}>
-        <Input data-testid="table-labelEn" value={table.labelEn ?? ''} maxLength={100} onChange={(e) => onChange({ ...table, labelEn: e.target.value })} />
+        <LimitedInput data-testid="table-labelEn" value={table.labelEn ?? ''} max={100} onChange={(e) => onChange({ ...table, labelEn: e.target.value })} />
       </Form.Item>
       <Space size={12}>
         <Form.Item label={t('table.rows')}>
@@ -350,11 +351,11 @@ export function TableProps({ table, draft, cell, mergeError, issues, labels, onC
         </Form.Item>
       </Space>
       <Form.Item label={t('field.displayCondition')} validateStatus={err('displayCondition') ? 'error' : undefined}>
-        <Input.TextArea
+        <LimitedTextArea
           data-testid="table-condition"
           autoSize={{ minRows: 1, maxRows: 4 }}
           value={table.displayCondition ?? ''}
-          maxLength={500}
+          max={500}
           onChange={(e) => onChange({ ...table, displayCondition: e.target.value })}
         />
         <div className="fd-condition-check">
@@ -402,7 +403,7 @@ export function TableProps({ table, draft, cell, mergeError, issues, labels, onC
           </Form.Item>
           {kind === 'text' ? (
             <Form.Item label={t('cell.text')}>
-              <Input data-testid="cell-text" value={c.text ?? ''} maxLength={200} onChange={(e) => onCellChange({ text: e.target.value })} />
+              <LimitedInput data-testid="cell-text" value={c.text ?? ''} max={200} onChange={(e) => onCellChange({ text: e.target.value })} />
             </Form.Item>
           ) : null}
           {c.component ? (
