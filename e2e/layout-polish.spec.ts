@@ -41,7 +41,7 @@ async function tableProblems(table: Locator, minWidth = 48): Promise<string[]> {
     for (const td of Array.from(root.querySelectorAll<HTMLElement>('tbody tr.ant-table-row td.ant-table-cell')).slice(0, 200)) {
       const style = getComputedStyle(td);
       if (style.overflowX !== 'visible') continue;
-      if (Number(td.scrollWidth) > Number(td.clientWidth) + 1)
+      if (td.scrollWidth > td.clientWidth + 1)
         out.push(
           `cell "${(td.textContent ?? '').slice(0, 30)}" overflows by ${td.scrollWidth - td.clientWidth} px`,
         );
@@ -55,7 +55,7 @@ async function tableProblems(table: Locator, minWidth = 48): Promise<string[]> {
       if (
         fixed &&
         before &&
-        Number(before.getBoundingClientRect().right) > Number(fixed.getBoundingClientRect().left) + 1
+        before.getBoundingClientRect().right > fixed.getBoundingClientRect().left + 1
       )
         out.push(`the fixed column covers "${before.textContent}" when scrolled right`);
       scroller.scrollLeft = 0;
