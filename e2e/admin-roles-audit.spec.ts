@@ -169,7 +169,9 @@ test('organisations and departments; an organisation in use cannot be deleted', 
   await page.getByTestId('orgs-add').click();
   const dlg = modal(page, 'Add organisation');
   await page.getByTestId('org-name').fill('x'.repeat(30) + 'y');
-  await expect(page.getByTestId('org-name').locator('input').or(page.getByTestId('org-name'))).toHaveValue('x'.repeat(30));
+  // over the limit: the text stays as typed and the limit is named (never cut silently)
+  await expect(page.getByTestId('org-name').locator('input').or(page.getByTestId('org-name'))).toHaveValue('x'.repeat(30) + 'y');
+  await expect(dlg).toContainText('At most 30 characters (31 entered)');
   await page.getByTestId('org-name').fill(`E2E Hospital ${STAMP}`);
   await dlg.locator('.ant-modal-footer .ant-btn-primary').click();
   await expect(dlg).toBeHidden();

@@ -46,9 +46,14 @@ for (const [account, type, variant] of ROLES) {
     const visited = new Set<string>();
     const placeholders: string[] = [];
     const tabs = await page.getByTestId('module-tabs').locator('[data-testid^="module-tab-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!));
+    const menuIds = () =>
+      page.getByTestId('side-menu').locator('[data-testid^="menu-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')).join(','));
     for (const tab of tabs) {
       if (tab === 'module-tab-1') continue; // the overview has no side menu; the project menu is walked below
+      const before = (await page.getByTestId('side-menu').count()) ? await menuIds() : '';
       await page.getByTestId(tab).click();
+      // the side menu is the new module's before it is walked (else the previous module's entries would be read)
+      await expect.poll(menuIds).not.toBe(before);
       placeholders.push(...(await walkMenu(page, visited)));
     }
     await page.goto('/overview');

@@ -114,9 +114,10 @@ test('data manager creates a project (server field errors on the fields), then e
   await expect(page.getByTestId('project-dialog').locator('.ant-form-item-explain-error')).toContainText(
     'DEMO-001',
   );
-  // the number field takes at most 20 characters
+  // the number field takes at most 20 characters: what was typed stays, and the limit is named
   await page.getByTestId('project-no').fill('X'.repeat(25));
-  await expect(page.getByTestId('project-no')).toHaveValue('X'.repeat(20));
+  await expect(page.getByTestId('project-no')).toHaveValue('X'.repeat(25));
+  await expect(page.getByTestId('project-dialog')).toContainText('At most 20 characters (25 entered)');
 
   await page.getByTestId('project-no').fill(NO);
   await page.getByTestId('project-scene').getByText('End-to-end (E2E)').click();

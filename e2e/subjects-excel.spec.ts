@@ -102,7 +102,7 @@ test('crc1 imports subjects from Excel: a bad row is listed and nothing is creat
   await expect(problems).toBeVisible();
   await expect(problems).toContainText('Nothing was imported');
   await expect(problems).toContainText("you may not enrol subjects at site '02'");
-  await expect(problems).toContainText('the date must be YYYY-MM-DD');
+  await expect(problems).toContainText('must be a real date from 1900-01-01 to 2100-12-31 (YYYY-MM-DD)');
   await expect(problems).toContainText('Site no.');
   await expect(problems.locator('tbody tr').filter({ hasText: '3' })).toHaveCount(2);
   await expect(problems).not.toContainText('row 2');

@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Divider, Empty, Form, InputNumber, Radio, Segmented, Select, Space, Switch, Typography } from 'antd';
+import { Alert, Button, Checkbox, Divider, Empty, Form, Input, InputNumber, Radio, Segmented, Select, Space, Switch, Typography } from 'antd';
 import { DeleteOutlined, PlusOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import {
@@ -152,12 +152,12 @@ export function FieldProps({ field, issueId, prefix, issues, variables, onChange
         </Space>
       </Form.Item>
       <Form.Item label={t('field.displayCondition')} validateStatus={status('displayCondition')}>
-        <LimitedTextArea
+        <Input.TextArea
           data-testid="prop-condition"
           autoSize={{ minRows: 1, maxRows: 4 }}
           value={field.displayCondition ?? ''}
           placeholder={'SEX == "2"'}
-          max={500}
+          maxLength={500}
           onChange={(e) => onChange({ displayCondition: e.target.value })}
         />
         <div className="fd-condition-check">
@@ -260,22 +260,22 @@ export function OptionsEditor({ options, onChange, error }: { options: FormOptio
       </div>
       {options.map((o, i) => (
         <div key={i} className="fd-option-row">
-          <LimitedInput
+          <Input
             size="small"
             data-testid={`opt-value-${i}`}
             status={problems[i]?.value || !o.value ? 'error' : undefined}
             value={o.value}
-            max={50}
+            maxLength={50}
             onChange={(e) => set(i, { value: e.target.value })}
           />
-          <LimitedInput size="small" data-testid={`opt-label-${i}`} status={!o.label ? 'error' : undefined} value={o.label} max={100} onChange={(e) => set(i, { label: e.target.value })} />
-          <LimitedInput size="small" data-testid={`opt-labelEn-${i}`} value={o.labelEn ?? ''} max={100} onChange={(e) => set(i, { labelEn: e.target.value })} />
-          <LimitedInput
+          <Input size="small" data-testid={`opt-label-${i}`} status={!o.label ? 'error' : undefined} value={o.label} maxLength={100} onChange={(e) => set(i, { label: e.target.value })} />
+          <Input size="small" data-testid={`opt-labelEn-${i}`} value={o.labelEn ?? ''} maxLength={100} onChange={(e) => set(i, { labelEn: e.target.value })} />
+          <Input
             size="small"
             data-testid={`opt-mapping-${i}`}
             status={problems[i]?.mapping ? 'error' : undefined}
             value={o.mapping ?? ''}
-            max={50}
+            maxLength={50}
             onChange={(e) => set(i, { mapping: e.target.value })}
           />
           <Button
