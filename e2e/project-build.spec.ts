@@ -117,7 +117,7 @@ test('data manager creates a project (server field errors on the fields), then e
   // the number field takes at most 20 characters: what was typed stays, and the limit is named
   await page.getByTestId('project-no').fill('X'.repeat(25));
   await expect(page.getByTestId('project-no')).toHaveValue('X'.repeat(25));
-  await expect(page.getByTestId('project-dialog')).toContainText('At most 20 characters (25 entered)');
+  await expect(page.getByTestId('project-dialog')).toContainText('The project number has at most 20 characters');
 
   await page.getByTestId('project-no').fill(NO);
   await page.getByTestId('project-scene').getByText('End-to-end (E2E)').click();

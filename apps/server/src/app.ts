@@ -272,15 +272,16 @@ export function toErrorEnvelope(err: unknown, req: FastifyRequest): { status: nu
     else if (['40P01', '40001'].includes(dbCode(err))) e = new AppError('RETRY');
     else e = new AppError('INTERNAL', { requestId: req.id });
   }
-  let detail = e.detail?.map((d) => ({ field: d.field, message: d.message.startsWith('validation.') ? t(d.message) : d.message }));
-  // errors about one field (DUPLICATE, INVALID_REFERENCE) name it in detail too, so forms can mark the field
-  if (!detail && typeof e.params.field === 'string') detail = [{ field: e.params.field, message: t(`errors.${e.code}`, { requestId: req.id, ...e.params }) }];
   const params: Record<string, string | number> = { requestId: req.id, ...e.params };
   if (typeof params.entity === 'string') params.entity = t(`entities.${params.entity}`, { defaultValue: params.entity });
   // a message names a field by its label in the request's language, never by its key ("Subject no.", not "ptsNo")
   if (typeof params.field === 'string') params.field = t(`auditView.fields.${params.field}`, { defaultValue: params.field });
   // a detail that names a catalogue message (e.g. 'conflict.notCertified', 'conflict.usedBy' with a count) is shown in the request's language
   if (typeof params.detail === 'string') params.detail = translateMaybe(lang, params.detail, params);
+  let detail = e.detail?.map((d) => ({ field: d.field, message: d.message.startsWith('validation.') ? t(d.message) : d.message }));
+  // errors about one field (DUPLICATE, INVALID_REFERENCE) name it in detail too (by its key, so forms can mark the
+  // field; the message names it by its label like the main message)
+  if (!detail && typeof e.params.field === 'string') detail = [{ field: e.params.field, message: t(`errors.${e.code}`, params) }];
   return {
     status: e.status,
     body: {

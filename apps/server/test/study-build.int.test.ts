@@ -49,6 +49,8 @@ describe('projects', () => {
     const dup = await s.api.post('/pro/info/add', { token: dm, form: { no: 'htn-2026', name: 'again', scene: 1 }, headers: { language: 'en_US' } });
     expect(dup.status).toBe(409);
     expect(dup.body.message).toBe("Project no. 'htn-2026' already exists");
+    // the field's own message names it by its label too (not 'no')
+    expect(dup.body.detail).toEqual([{ field: 'no', message: "Project no. 'htn-2026' already exists" }]);
     const list = await s.api.post<{ content: { no: string }[] }>('/pro/info/page', { token: dm, form: { keyword: 'HTN', sortField: 'no', sortOrder: 'desc' } });
     expect(list.body.data.content.map((x) => x.no)).toEqual(['HTN-2026']);
     expect((await s.api.post('/pro/info/add', { token: await s.api.login('crc1'), form: { no: 'Z', name: 'z', scene: 1 } })).status).toBe(403);
