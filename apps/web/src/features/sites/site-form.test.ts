@@ -18,9 +18,10 @@ describe('site dialog → API', () => {
     expect(siteFormValues(undefined).enabled).toBe(true);
   });
 
-  it('knows which field a DUPLICATE names', () => {
-    expect(siteDuplicateField('DUPLICATE', "siteNo 'S01' already exists")).toBe('siteNo');
-    expect(siteDuplicateField('DUPLICATE', "orgId '3' already exists")).toBe('orgId');
-    expect(siteDuplicateField('VALIDATION', 'siteNo x')).toBeNull();
+  it('knows which field a DUPLICATE names (from its detail, whatever the message says in the user\'s language)', () => {
+    expect(siteDuplicateField('DUPLICATE', [{ field: 'siteNo' }])).toBe('siteNo');
+    expect(siteDuplicateField('DUPLICATE', [{ field: 'orgId' }])).toBe('orgId');
+    expect(siteDuplicateField('INVALID_REFERENCE', [{ field: 'piUserId' }])).toBe('piUserId');
+    expect(siteDuplicateField('VALIDATION', [{ field: 'siteNo' }])).toBeNull();
   });
 });

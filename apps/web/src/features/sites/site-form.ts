@@ -25,12 +25,12 @@ export function siteBody(v: SiteFormValues, mode: 'add' | 'edit'): SiteBody {
   return body;
 }
 
-/** Field errors for a refused site write; DUPLICATE names siteNo or orgId at the start of its message. */
+/** The field a refused site write names: DUPLICATE and INVALID_REFERENCE carry it (by its key) in their detail. */
 export function siteDuplicateField(
   errorCode: string,
-  message: string,
+  detail: readonly { field: string }[],
 ): 'siteNo' | 'orgId' | 'piUserId' | null {
   if (errorCode !== 'DUPLICATE' && errorCode !== 'INVALID_REFERENCE') return null;
-  for (const f of ['siteNo', 'orgId', 'piUserId'] as const) if (message.startsWith(f)) return f;
+  for (const f of ['siteNo', 'orgId', 'piUserId'] as const) if (detail.some((d) => d.field === f)) return f;
   return null;
 }

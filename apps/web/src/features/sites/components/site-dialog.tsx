@@ -40,7 +40,7 @@ export function SiteDialog({ site, onClose, onSaved }: Props) {
       onSaved(site ? await sitesApi.update({ ...body, id: site.id }) : await sitesApi.add(body));
     } catch (e) {
       if (e instanceof ApiError) {
-        const field = siteDuplicateField(e.errorCode, e.message);
+        const field = siteDuplicateField(e.errorCode, e.detail);
         if (field && (field !== 'orgId' || mode === 'add')) {
           const text =
             e.errorCode === 'DUPLICATE'
