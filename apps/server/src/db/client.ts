@@ -64,6 +64,9 @@ export async function openDatabase(opts: {
       // development without an app login: every connection starts as the role (a superuser could SET ROLE back)
       ...(opts.databaseAppUrl ? {} : { options: `-c role=${APP_ROLE}` }),
     });
+    // An idle pooled connection the server ends (restart, pg_terminate_backend, a dropped database) emits 'error' on
+    // its pool; unhandled, that would end the process. The pool drops the connection and opens another when needed.
+    for (const p of [pool, ownerPool]) p.on('error', (err) => console.warn(`[db] idle connection closed by the server: ${err.message}`));
     try {
       await migrate(drizzle(ownerPool, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
       await ensureAppRole(ownerPool);
