@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import type { UserAddResponse, UserListRow } from '@esource/shared';
 import { systemRoleOptionsQuery, userDetailQuery, usersApi } from '../api/users-api';
-import { usePms } from '../lib/use-pms';
+import { usePms } from '../../session';
 import { LimitedInput, LimitedTextArea, maxRule } from '../../../components/limited-input';
 
 export const fmtTime = (v: string | null | undefined): string =>

@@ -14,7 +14,7 @@ import {
   type UserInput,
 } from '../api/users-api';
 import { userFieldProblem } from '../lib/user-rules';
-import { usePms } from '../lib/use-pms';
+import { usePms } from '../../session';
 import { orgsPageQuery } from '../../orgs';
 import { LimitedInput, maxRule } from '../../../components/limited-input';
 

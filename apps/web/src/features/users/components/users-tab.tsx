@@ -26,7 +26,7 @@ import {
   usersListQuery,
   type UserListFilters,
 } from '../api/users-api';
-import { usePms } from '../lib/use-pms';
+import { usePms } from '../../session';
 import { usePageParam } from '../lib/use-page-param';
 import { UserFormDialog } from './user-form-dialog';
 import { ImportDialog } from './import-dialog';

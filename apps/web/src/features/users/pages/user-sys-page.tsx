@@ -3,7 +3,7 @@ import { Empty, Tabs } from 'antd';
 import { useMatches, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { UsersTab } from '../components/users-tab';
-import { usePms } from '../lib/use-pms';
+import { usePms } from '../../session';
 import { activeTab, visibleTabs, type UserSysTab } from '../lib/user-sys-tabs';
 import { GroupsTab, RolesTab } from '../../roles';
 import { OrgsTab } from '../../orgs';
