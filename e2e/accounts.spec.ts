@@ -1,6 +1,5 @@
-import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { ARTIFACTS, apiLogin, openLoggedIn, setLanguage } from './helpers';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { apiLogin, openLoggedIn, setLanguage, shootBoth } from './helpers';
 
 /** An administrator creates a fresh user (demo users keep their passwords); returns account and initial password. */
 async function createUser(request: APIRequestContext, loginType: number) {
@@ -18,17 +17,6 @@ async function createUser(request: APIRequestContext, loginType: number) {
   return { account, initialPassword: body.data.initialPassword };
 }
 
-async function shoot(page: Page, name: string) {
-  for (const [w, h] of [
-    [1440, 900],
-    [1280, 720],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${w}.png`) });
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
-
 test('a user created by an administrator must change the initial password before anything else', async ({ page, request }) => {
   const u = await createUser(request, 3);
   await page.goto('/site/login');
@@ -38,10 +26,10 @@ test('a user created by an administrator must change the initial password before
   await expect(page).toHaveURL(/\/change-password$/);
   await expect(page.getByTestId('change-password-page')).toBeVisible();
   await expect(page.getByTestId('change-password-reason')).toContainText('初始密码');
-  await shoot(page, 'change-password-zh_CN');
+  await shootBoth(page, 'change-password-zh_CN');
   await setLanguage(page, 'en_US');
   await expect(page.getByTestId('change-password-reason')).toContainText('initial password');
-  await shoot(page, 'change-password-en_US');
+  await shootBoth(page, 'change-password-en_US');
 
   // the screen cannot be left: every page comes back here, remembering where the user was going
   await page.goto('/overview');
@@ -74,7 +62,7 @@ test('a user created by an administrator must change the initial password before
   await page.getByTestId('user-menu-password').click();
   await expect(page.locator('.modify-password-dialog')).toBeVisible();
   await expect(page.locator('.modify-password-dialog').getByTestId('current-password')).toBeVisible();
-  await shoot(page, 'modify-password-site-en_US');
+  await shootBoth(page, 'modify-password-site-en_US');
 });
 
 test('logging out from the change screen works; AE and monitor users have Modify Password', async ({ page, request, context }) => {

@@ -115,3 +115,15 @@ export function untranslatedKeys(text: string): string[] {
 export async function visibleText(page: Page): Promise<string> {
   return page.evaluate(() => document.body.innerText);
 }
+
+/** Screenshots at 1440×900 and 1280×720 into e2e/artifacts (`<name>-<width>.png`), then back to 1440×900. */
+export async function shootBoth(page: Page, name: string): Promise<void> {
+  for (const [w, h] of [
+    [1440, 900],
+    [1280, 720],
+  ] as const) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${w}.png`) });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}

@@ -1,17 +1,5 @@
-import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { ARTIFACTS, apiLogin, openLoggedIn, setLanguage } from './helpers';
-
-async function shoot(page: Page, name: string) {
-  for (const [w, h] of [
-    [1440, 900],
-    [1280, 720],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${w}.png`) });
-  }
-  await page.setViewportSize({ width: 1440, height: 900 });
-}
+import { expect, test } from '@playwright/test';
+import { apiLogin, openLoggedIn, setLanguage, shootBoth } from './helpers';
 
 test('the message centre lists, opens, filters and marks messages read; the badge follows', async ({ page, request }) => {
   const admin = await apiLogin(request, 'admin', 1, 'main');
@@ -43,7 +31,7 @@ test('the message centre lists, opens, filters and marks messages read; the badg
   await expect(page).toHaveURL(/\/messages$/);
   const table = page.getByTestId('messages-table');
   await expect(table).toContainText(`Database lock ${stamp}`);
-  await shoot(page, 'messages-zh_CN');
+  await shootBoth(page, 'messages-zh_CN');
 
   await setLanguage(page, 'en_US');
   await expect(page.getByTestId('messages-unread')).toHaveText(`${unreadBefore} unread`);
@@ -51,7 +39,7 @@ test('the message centre lists, opens, filters and marks messages read; the badg
   await page.getByRole('button', { name: `Monitoring visit ${stamp}` }).click();
   const drawer = page.locator('.message-drawer');
   await expect(drawer.getByTestId('message-content')).toContainText('SDV list');
-  await shoot(page, 'messages-drawer-en_US');
+  await shootBoth(page, 'messages-drawer-en_US');
   await drawer.getByRole('button', { name: 'Close' }).click();
   await expect(page.getByTestId('messages-unread')).toHaveText(`${unreadBefore - 1} unread`);
   await expect(page.getByTestId('message-badge')).toContainText(String(unreadBefore - 1));
@@ -69,7 +57,7 @@ test('the message centre lists, opens, filters and marks messages read; the badg
   await page.locator('.ant-select-item-option').filter({ hasText: /^Read$/ }).click();
   await expect(table).toContainText(`Monitoring visit ${stamp}`);
   await expect(table).not.toContainText(`Database lock ${stamp}`);
-  await shoot(page, 'messages-en_US');
+  await shootBoth(page, 'messages-en_US');
 
   // mark all read
   await page.getByTestId('messages-read-all').click();
