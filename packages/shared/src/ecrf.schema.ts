@@ -144,6 +144,8 @@ export const historyRow = z.object({
   cause: z.string().nullable().optional(),
   /** a data-quality warning the new value carried ('range': outside a soft range) */
   quality: z.string().nullable().optional(),
+  /** pre-filled values (entry mode 5/6): the source record version the value came from ('source:<id>:v<version>') */
+  sourceRef: z.string().nullable().optional(),
   userName: z.string().nullable(),
   createTime: z.string(),
 });

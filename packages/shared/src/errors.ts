@@ -51,6 +51,15 @@ export const ERROR_STATUS = {
   STALE_WRITE: 409,
   UNSUPPORTED_MEDIA_TYPE: 415,
   PAYLOAD_TOO_LARGE: 413,
+  /** a subject already has an extraction queued or running (issue 11) */
+  SOURCE_TASK_LIVE: 409,
+  SOURCE_NO_CONNECTION: 400,
+  SOURCE_CONNECTION_KIND: 400,
+  SOURCE_MATCH_SITE: 400,
+  SOURCE_TASK_STATE: 409,
+  /** the hospital system failed (timeout, HTTP error with its OperationOutcome, malformed JSON …) */
+  SOURCE_FETCH: 502,
+  SOURCE_FILE_FORMAT: 400,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -22,3 +22,7 @@ export * from './esign.schema';
 export * from './subjects-excel.schema';
 export * from './visit-occurrences.schema';
 export * from './visit-label';
+export * from './mapping.schema';
+export * from './prefill.schema';
+export * from './sources.schema';
+export * from './hl7.schema';
