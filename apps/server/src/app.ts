@@ -119,6 +119,11 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
   app.addHook('onRequest', async (req) => {
     req.ctx = baseContext(req);
   });
+  // Server-Timing: the time spent in this process (routing, guard, handler, serialisation), for benchmarks and tracing
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.url.startsWith(API)) void reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(2)}`);
+    return payload;
+  });
 
   // Every API route declares a guard; one that does not is refused at start-up.
   const routes: RegisteredRoute[] = [];

@@ -2,7 +2,14 @@
 import type { Config } from './config/config';
 import type { JobRunner } from './modules/jobs/job-runner';
 import { registerSelfTestJob } from './modules/jobs/self-test.job';
+import type { Database } from './db/client';
+import { registerExtractJobs } from './modules/sources/extract.service';
+import { registerPrefillJobs } from './modules/prefill/prefill-schedule.job';
 
-export function registerJobs(jobs: JobRunner, config: Config): void {
+export function registerJobs(jobs: JobRunner, config: Config, database?: Database): void {
   registerSelfTestJob(jobs, config);
+  // source extraction and file ingestion (issue 11)
+  if (database) registerExtractJobs(jobs, database);
+  // scheduled automatic pre-fill (inject, entry mode 6)
+  if (database) registerPrefillJobs(jobs, database);
 }

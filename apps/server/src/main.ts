@@ -1,9 +1,27 @@
 /** `npm start` / `tsx src/main.ts [--role=api|worker|all]`: runs eSource. */
 import { startServer } from './server';
 import { DEMO_PASSWORD, DEMO_USERS } from './seed/seed';
+import { demoAlignment, seedDemoHospital, seedDemoMappingRules } from './seed/seed-sources';
+import { DEMO_BUNDLES, startDemoFhirServer, type DemoFhirServer } from './modules/sources/demo-fhir-server';
 
 const started = Date.now();
-const server = await startServer({ seed: process.env.SEED_DEMO !== 'false' });
+const seed = process.env.SEED_DEMO !== 'false';
+const server = await startServer({ seed });
+// The demo hospital (issue 11 item 7): a FHIR R4 server with a few Synthea patients, matched to demo subjects H-001..
+// On with the demo study unless DEMO_FHIR=0; off in production unless DEMO_FHIR=1.
+let demoFhir: DemoFhirServer | null = null;
+const demoWanted = process.env.DEMO_FHIR === '1' || (seed && !server.config.production && process.env.DEMO_FHIR !== '0');
+if (demoWanted && server.config.role !== 'worker') {
+  try {
+    demoFhir = await startDemoFhirServer({ port: Number(process.env.DEMO_FHIR_PORT || 8090), bundles: [] });
+    await seedDemoHospital(server.database.db, demoFhir.url);
+    await seedDemoMappingRules(server.database);
+    // demo only: each patient's dates moved so that its latest blood count falls on its subject's week-4 visit
+    await demoFhir.load(DEMO_BUNDLES, await demoAlignment(server.database.db));
+  } catch (err) {
+    console.error(`[demo hospital] not started: ${(err as Error).message}`);
+  }
+}
 const ms = Date.now() - started;
 const lines = [
   '',
@@ -16,6 +34,7 @@ if (server.url) {
   const types: Record<number, string> = { 1: 'centre', 2: 'monitor', 3: 'site', 4: 'adverse events' };
   for (const u of DEMO_USERS) lines.push(`    ${u.account.padEnd(6)} ${u.name.padEnd(22)} login type ${u.loginTypes.join(',')} (${u.loginTypes.map((t) => types[t]).join(', ')})`);
 }
+if (demoFhir) lines.push(`  Demo hospital (FHIR R4, Synthea patients of subjects H-001..H-004 at site 01): ${demoFhir.url}`);
 console.log(lines.join('\n') + '\n');
 
 let stopping = false;
@@ -23,6 +42,6 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     if (stopping) return;
     stopping = true;
-    void server.close().then(() => process.exit(0));
+    void Promise.all([server.close(), demoFhir?.close()]).then(() => process.exit(0));
   });
 }

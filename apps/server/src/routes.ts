@@ -21,6 +21,9 @@ import { ecrfRoutes } from './modules/ecrf/ecrf.routes';
 import { centerApplyRoutes } from './modules/center-apply/center-apply.routes';
 import { selfTestRoutes } from './modules/jobs/self-test.job';
 import { userRoutes } from './modules/users/users.routes';
+import { hl7Routes } from './modules/hl7/hl7.routes';
+import { sourceRoutes } from './modules/sources/sources.routes';
+import { prefillRoutes } from './modules/prefill/prefill.routes';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -44,5 +47,8 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...isfRoutes(),
     ...selfTestRoutes(deps),
     ...userRoutes(deps),
+    ...hl7Routes(deps),
+    ...sourceRoutes(deps),
+    ...prefillRoutes(deps),
   ];
 }

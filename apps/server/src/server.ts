@@ -14,6 +14,11 @@ import { setAuditChainKey } from './modules/audit/audit.service';
 import { resolveAuditKey, warnAboutAuditKey } from './modules/audit/audit-key';
 import { auditAnchorFilePath, writeCheckpoint } from './modules/audit/audit-anchors';
 import { pruneLoginThrottle } from './modules/auth/auth.repo';
+import { resolveSourceSecretKey } from './modules/sources/secret-box';
+import { ExtractService } from './modules/sources/extract.service';
+import { DropFolderPoller, dropRoot } from './modules/sources/drop-folder';
+import { startHl7Listener } from './modules/hl7/hl7-runtime';
+import type { MllpListener } from './modules/hl7/mllp-listener';
 
 export interface RunningServer {
   config: Config;
@@ -23,6 +28,8 @@ export interface RunningServer {
   deps: AppDeps | null;
   routes: RegisteredRoute[];
   url: string | null;
+  /** the HL7 v2 MLLP listener (worker or all-in-one process with MLLP_PORT set), else null */
+  mllp: MllpListener | null;
   close(): Promise<void>;
 }
 
@@ -44,10 +51,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const auditKey = resolveAuditKey(config);
   warnAboutAuditKey(auditKey);
   setAuditChainKey(auditKey.key);
+  // connection secrets' key (issue 11); production refuses to start without one
+  const sourceKey = resolveSourceSecretKey(config);
+  if (sourceKey.warning) console.warn(`\n*** SOURCE SECRET KEY: ${sourceKey.warning} ***\n`);
   const database = await openDatabase(config);
   if (opts.seed ?? true) await seedDemo(database.db);
   const jobs = new JobRunner(database, config);
-  registerJobs(jobs, config);
+  registerJobs(jobs, config, database);
   opts.setupJobs?.(jobs);
   await jobs.start({ work: config.role !== 'api' });
 
@@ -100,6 +110,32 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     pruneLoginThrottle(database.db).catch((err: unknown) => console.error('[auth] login_throttle housekeeping failed:', (err as Error).message));
   const pruneTimer = config.role !== 'api' ? setInterval(() => void prune(), 60 * 60_000) : null;
   pruneTimer?.unref();
+  // Workers enqueue the daily automatic extractions (12:00 in each project's time zone; idempotent per subject per day).
+  const extractSvc = new ExtractService(database, jobs);
+  const autoTimer =
+    config.role !== 'api' && process.env.AUTO_EXTRACT !== '0'
+      ? setInterval(() => void extractSvc.autoTick().catch((err: unknown) => console.error('[sources] automatic extraction failed:', (err as Error).message)), 60_000)
+      : null;
+  autoTimer?.unref();
+  // Workers poll the drop folders of 'fhir_file' connections (only under SOURCE_DROP_ROOT; drop-folder.ts).
+  const dropPoller = new DropFolderPoller(database, extractSvc);
+  const dropTimer =
+    config.role !== 'api' && dropRoot()
+      ? setInterval(() => void dropPoller.tick().catch((err: unknown) => console.error('[sources] drop folder poll failed:', (err as Error).message)), 30_000)
+      : null;
+  dropTimer?.unref();
+  // The HL7 v2 listener: messages left unprocessed by a previous run first, then the port (hl7-runtime.ts).
+  let mllp: MllpListener | null = null;
+  if (config.role !== 'api' && config.mllpPort !== null) {
+    try {
+      mllp = await startHl7Listener(database.db, config);
+    } catch (err) {
+      await app?.close().catch(() => undefined);
+      await jobs.stop();
+      await database.close();
+      throw err;
+    }
+  }
   let closed = false;
   return {
     config,
@@ -109,11 +145,15 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     deps,
     routes,
     url,
+    mllp,
     close: async () => {
       if (closed) return;
       closed = true;
+      await mllp?.stop();
       if (timer) clearInterval(timer);
       if (pruneTimer) clearInterval(pruneTimer);
+      if (autoTimer) clearInterval(autoTimer);
+      if (dropTimer) clearInterval(dropTimer);
       await app?.close();
       await jobs.stop();
       if (anchoring) await checkpoint('shutdown');

@@ -276,9 +276,17 @@ describe.skipIf(!process.env.DATABASE_URL)('(c) the application role on the Post
       startTestServer({ seed: false, databaseUrl: ownerUrl, config: { databaseAppUrl: ownerUrl } }),
     ).rejects.toThrow(/is a superuser: it could bypass/);
     const realKey = chainSecret();
-    await expect(
-      startTestServer({ seed: false, databaseUrl: ownerUrl, config: { production: true, auditChainKey: 'p'.repeat(40) } }),
-    ).rejects.toThrow(/DATABASE_APP_URL is required in production/);
+    // production also wants the connection-secret key: given here, so that the missing app login is what refuses
+    const hadSecret = process.env.SOURCE_SECRET_KEY;
+    process.env.SOURCE_SECRET_KEY = 's'.repeat(40);
+    try {
+      await expect(
+        startTestServer({ seed: false, databaseUrl: ownerUrl, config: { production: true, auditChainKey: 'p'.repeat(40) } }),
+      ).rejects.toThrow(/DATABASE_APP_URL is required in production/);
+    } finally {
+      if (hadSecret === undefined) delete process.env.SOURCE_SECRET_KEY;
+      else process.env.SOURCE_SECRET_KEY = hadSecret;
+    }
     setAuditChainKey(realKey);
   });
 });

@@ -145,6 +145,10 @@ describe('eCRF entry', () => {
     const cert = await sign(pi, DEMO_PASSWORD);
     expect(cert.status, JSON.stringify(cert.body)).toBe(200);
     expect(cert.body.data.status).toBe(3);
+    // signing again from the version seen before names who changed the form since (the signer), not '?'
+    const stale = await sign(pi, DEMO_PASSWORD);
+    expect(stale.body.errorCode).toBe('STALE_WRITE');
+    expect(stale.body.message).toMatch(/^Dr\. Ivy Investigator changed this data at /);
     // the audit event records signer, meaning and re-authentication (its time is the event's)
     const ev = await s.database.executeSql(
       `select user_name, reason, created_at from audit_events where action = 'crf.certify' and entity_id = $1 order by id desc limit 1`,

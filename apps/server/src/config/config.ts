@@ -105,6 +105,12 @@ export interface Config {
   logLevel: string;
   /** ESOURCE_TEST_HOOKS=1: registers the self-test job and its route (tests and browser journeys) */
   testHooks: boolean;
+  /** MLLP_PORT: the HL7 v2 MLLP listener's port (worker or all-in-one process only); unset = no listener, 0 = any free port */
+  mllpPort: number | null;
+  /** MLLP_HOST: the address it listens on (default 127.0.0.1: put a TLS-terminating proxy or VPN in front) */
+  mllpHost: string;
+  /** MLLP_MAX_KB: largest HL7 message kept whole (default 4096 KB); a larger one is refused with AR, its head kept */
+  mllpMaxBytes: number;
 }
 
 export function loadConfig(overrides: Partial<Config> = {}): Config {
@@ -145,6 +151,9 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     },
     logLevel: process.env.LOG_LEVEL ?? 'info',
     testHooks: process.env.ESOURCE_TEST_HOOKS === '1',
+    mllpPort: process.env.MLLP_PORT ? int('MLLP_PORT', 0) : null,
+    mllpHost: process.env.MLLP_HOST || '127.0.0.1',
+    mllpMaxBytes: int('MLLP_MAX_KB', 4096) * 1024,
     ...overrides,
   };
 }

@@ -7,6 +7,9 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  customType,
+  doublePrecision,
+  smallint,
   bigserial,
   boolean,
   check,
@@ -188,6 +191,8 @@ export const projects = pgTable(
     configFiveFunction: varchar('config_five_function', { length: 50 }).notNull().default(''),
     /** 1 remote monitoring, 2 E2E */
     scene: integer('scene').notNull().default(1),
+    /** the project's time zone: automatic extraction runs at 12:00 there (IANA name) */
+    timezone: varchar('timezone', { length: 64 }).notNull().default('Asia/Shanghai'),
     createdBy: integer('created_by').references(() => users.id),
     version: integer('version').notNull().default(1),
     /** soft delete: only a project without subject data can be deleted, and its trail stays */
@@ -620,6 +625,8 @@ export const crfValueHistory = pgTable(
     quality: varchar('quality', { length: 30 }),
     /** null: entered; 'condition': cleared because a display condition hid the item (reason: the user's) */
     cause: varchar('cause', { length: 30 }),
+    /** the source record (or document region) a pre-filled value came from, as crf_values.source_ref */
+    sourceRef: varchar('source_ref', { length: 200 }),
     createdAt: created(),
   },
   (t) => [index('crf_value_history_item').on(t.instanceId, t.variable)],
@@ -672,4 +679,365 @@ export const messages = pgTable(
     readAt: ts('read_at'),
   },
   (t) => [index('messages_user').on(t.userId, t.env, t.isRead), index('messages_user_list').on(t.userId, t.env, t.id.desc())],
+);
+
+// ── Source data from hospital systems (issue 11; migration 0015) ──
+
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v)),
+});
+
+/** Non-secret settings of a connection; the secrets are in secret_enc (AES-256-GCM) and never leave the server. */
+export type SourceConnectionConfig = Record<string, unknown>;
+
+/**
+ * A connection of a project × site × environment to a hospital system: 'fhir' (FHIR R4 REST), 'fhir_file' (bundles /
+ * Bulk Data NDJSON uploaded or dropped in a folder), 'hl7v2' (messages over MLLP routed here by sending app/facility),
+ * 'sql' (read-only views of a hospital database). Configured by the data manager.
+ */
+export const sourceConnections = pgTable(
+  'source_connections',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    kind: varchar('kind', { length: 20 }).$type<'fhir' | 'fhir_file' | 'hl7v2' | 'sql'>().notNull(),
+    name: varchar('name', { length: 100 }).notNull(),
+    config: jsonb('config').$type<SourceConnectionConfig>().notNull().default({}),
+    /** AES-256-GCM of the secrets' JSON (token, client private key, database password): never sent, never logged */
+    secretEnc: text('secret_enc'),
+    enabled: boolean('enabled').notNull().default(true),
+    version: integer('version').notNull().default(1),
+    lastTestAt: ts('last_test_at'),
+    lastTestOk: boolean('last_test_ok'),
+    createdBy: integer('created_by').references(() => users.id),
+    deletedAt: ts('deleted_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [index('source_connections_scope').on(t.projectId, t.env, t.siteId)],
+);
+
+/** Identifier of a hospital patient: type is one of the spec's identifier types (IDENTIFIER_TYPES), or 'other'. */
+export interface SourceIdentifier {
+  type: 'medicalRecordId' | 'inpatientId' | 'outpatientId' | 'idCard' | 'other';
+  system?: string;
+  value: string;
+}
+
+/**
+ * A patient a connection knows, matched to a subject by identifier (status 1 automatically, 2 by a site user) or
+ * waiting in the matching queue (0), or dismissed (3: not in this study).
+ */
+export const sourcePatients = pgTable(
+  'source_patients',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    connectionId: integer('connection_id')
+      .notNull()
+      .references(() => sourceConnections.id),
+    /** the source's own patient key (FHIR Patient id, PID-3's first identifier, the SQL view's key) */
+    patientKey: varchar('patient_key', { length: 200 }).notNull(),
+    identifiers: jsonb('identifiers').$type<SourceIdentifier[]>().notNull().default([]),
+    name: varchar('name', { length: 200 }),
+    birthDate: date('birth_date', { mode: 'string' }),
+    gender: varchar('gender', { length: 20 }),
+    subjectId: integer('subject_id').references(() => subjects.id),
+    status: smallint('status').notNull().default(0),
+    matchedBy: integer('matched_by').references(() => users.id),
+    matchedAt: ts('matched_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('source_patients_key').on(t.connectionId, t.patientKey),
+    index('source_patients_queue').on(t.projectId, t.env, t.siteId, t.status),
+    index('source_patients_subject').on(t.subjectId),
+  ],
+);
+
+/**
+ * One extraction: manual (addPtsTask), automatic (daily 12:00 in the visit window), scheduled, a file, or HL7.
+ * Status 0 queued, 1 running, 2 done, 3 failed, 4 paused. At most one live (0/1) task per subject (unique index).
+ */
+export const sourceExtractTasks = pgTable(
+  'source_extract_tasks',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id').references(() => sites.id),
+    subjectId: integer('subject_id').references(() => subjects.id),
+    connectionId: integer('connection_id').references(() => sourceConnections.id),
+    trigger: varchar('trigger', { length: 10 }).$type<'manual' | 'auto' | 'schedule' | 'file' | 'hl7'>().notNull(),
+    status: smallint('status').notNull().default(0),
+    dateFrom: date('date_from', { mode: 'string' }),
+    dateTo: date('date_to', { mode: 'string' }),
+    /** counts: created, updated, unchanged, skipped (by reason), by document type */
+    stats: jsonb('stats').$type<Record<string, unknown>>().notNull().default({}),
+    errorCode: varchar('error_code', { length: 60 }),
+    errorDetail: varchar('error_detail', { length: 1000 }),
+    progressItemId: integer('progress_item_id'),
+    jobId: varchar('job_id', { length: 64 }),
+    createdBy: integer('created_by').references(() => users.id),
+    createdAt: created(),
+    startedAt: ts('started_at'),
+    finishedAt: ts('finished_at'),
+  },
+  (t) => [
+    uniqueIndex('source_extract_tasks_live')
+      .on(t.subjectId)
+      .where(sql`${t.subjectId} is not null and ${t.status} in (0, 1)`),
+    index('source_extract_tasks_list').on(t.projectId, t.env, t.createdAt),
+  ],
+);
+
+/**
+ * A source record: one clinical fact from a hospital system, of one of the spec's 8 document types (1 course record,
+ * 2 examination, 3 test, 4 doctor's advice, 5 pathology, 6 surgical information, 7 vital signs, 8 diagnostic
+ * information), with its raw payload as it came (the FHIR resource's JSON, the HL7 segment group, the SQL row's JSON).
+ * (connection, external id) is unique, so extraction is idempotent; a change at the hospital bumps `version` and
+ * the previous state stays in source_record_versions.
+ */
+export const sourceRecords = pgTable(
+  'source_records',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id').references(() => subjects.id),
+    sourcePatientId: integer('source_patient_id')
+      .notNull()
+      .references(() => sourcePatients.id),
+    connectionId: integer('connection_id')
+      .notNull()
+      .references(() => sourceConnections.id),
+    externalId: varchar('external_id', { length: 300 }).notNull(),
+    docType: smallint('doc_type').notNull(),
+    resourceType: varchar('resource_type', { length: 60 }).notNull(),
+    codeSystem: varchar('code_system', { length: 200 }),
+    code: varchar('code', { length: 100 }),
+    display: varchar('display', { length: 500 }),
+    valueNum: doublePrecision('value_num'),
+    valueText: text('value_text'),
+    unit: varchar('unit', { length: 60 }),
+    effectiveAt: ts('effective_at'),
+    /** the clinical date (in the hospital's terms) used for visit windows */
+    effectiveDate: date('effective_date', { mode: 'string' }),
+    status: varchar('status', { length: 30 }),
+    contentHash: varchar('content_hash', { length: 64 }).notNull(),
+    version: integer('version').notNull().default(1),
+    rawFormat: varchar('raw_format', { length: 10 }).$type<'fhir' | 'hl7v2' | 'sql'>().notNull(),
+    raw: text('raw').notNull(),
+    taskId: integer('task_id'),
+    deletedAt: ts('deleted_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('source_records_key').on(t.connectionId, t.externalId),
+    index('source_records_subject').on(t.subjectId, t.docType, t.effectiveDate),
+    index('source_records_subject_code').on(t.subjectId, t.code),
+    index('source_records_patient').on(t.sourcePatientId),
+  ],
+);
+
+/** Every version of a source record (the first included): what changed at the hospital and when we saw it. */
+export const sourceRecordVersions = pgTable(
+  'source_record_versions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    recordId: bigint('record_id', { mode: 'number' })
+      .notNull()
+      .references(() => sourceRecords.id),
+    version: integer('version').notNull(),
+    changeKind: varchar('change_kind', { length: 10 }).$type<'created' | 'updated' | 'deleted'>().notNull(),
+    contentHash: varchar('content_hash', { length: 64 }).notNull(),
+    valueNum: doublePrecision('value_num'),
+    valueText: text('value_text'),
+    unit: varchar('unit', { length: 60 }),
+    effectiveAt: ts('effective_at'),
+    raw: text('raw').notNull(),
+    taskId: integer('task_id'),
+    createdAt: created(),
+  },
+  (t) => [
+    uniqueIndex('source_record_versions_key').on(t.recordId, t.version),
+    index('source_record_versions_task').on(t.taskId),
+  ],
+);
+
+/**
+ * Every HL7 v2 message the MLLP listener received, as bytes: status 1 stored (ACK AA), 2 dead letter (AE/AR with the
+ * reason; an administrator can see and replay it), 3 replayed successfully, 0 received and not processed yet.
+ */
+export const hl7Messages = pgTable(
+  'hl7_messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    connectionId: integer('connection_id').references(() => sourceConnections.id),
+    env: varchar('env', { length: 3 }),
+    projectId: integer('project_id').references(() => projects.id),
+    remote: varchar('remote', { length: 100 }),
+    controlId: varchar('control_id', { length: 200 }),
+    messageType: varchar('message_type', { length: 20 }),
+    sendingApp: varchar('sending_app', { length: 200 }),
+    sendingFacility: varchar('sending_facility', { length: 200 }),
+    raw: bytea('raw').notNull(),
+    status: smallint('status').notNull(),
+    ackCode: varchar('ack_code', { length: 2 }),
+    errorCode: varchar('error_code', { length: 60 }),
+    errorDetail: varchar('error_detail', { length: 1000 }),
+    records: integer('records').notNull().default(0),
+    receivedAt: ts('received_at').notNull().defaultNow(),
+    processedAt: ts('processed_at'),
+    replayedBy: integer('replayed_by').references(() => users.id),
+    replayedAt: ts('replayed_at'),
+  },
+  (t) => [index('hl7_messages_status').on(t.status, t.receivedAt), index('hl7_messages_project').on(t.projectId, t.env, t.receivedAt)],
+);
+
+/** A code a mapping rule matches: system (LOINC's URI, a local system, or none = any) and code. */
+export interface MappingCode {
+  system?: string;
+  code: string;
+}
+
+/**
+ * How one eCRF item of a design version is filled from source records: by code (with synonyms of the display text)
+ * or by a FHIRPath expression on the raw resource; then unit conversion (UCUM) to `unit`, a visit-window selection
+ * (nearest to the visit date, first, last, worst high/low; window only or not), and option mapping for coded items.
+ */
+export const mappingRules = pgTable(
+  'mapping_rules',
+  {
+    id: serial('id').primaryKey(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    designVersionId: integer('design_version_id')
+      .notNull()
+      .references(() => designVersions.id, { onDelete: 'cascade' }),
+    formId: integer('form_id')
+      .notNull()
+      .references(() => forms.id, { onDelete: 'cascade' }),
+    variable: varchar('variable', { length: 40 }).notNull(),
+    method: varchar('method', { length: 10 }).$type<'code' | 'fhirpath'>().notNull(),
+    docTypes: smallint('doc_types').array().notNull().default(sql`'{}'::smallint[]`),
+    codes: jsonb('codes').$type<MappingCode[]>().notNull().default([]),
+    useSynonyms: boolean('use_synonyms').notNull().default(true),
+    expression: text('expression'),
+    unit: varchar('unit', { length: 60 }),
+    selection: varchar('selection', { length: 10 }).$type<'nearest' | 'first' | 'last' | 'worst'>().notNull().default('nearest'),
+    worst: varchar('worst', { length: 4 }).$type<'high' | 'low'>(),
+    windowOnly: boolean('window_only').notNull().default(true),
+    /** source code or text → option value of the item; a source appears at most once */
+    optionMap: jsonb('option_map').$type<{ source: string; value: string }[]>().notNull().default([]),
+    version: integer('version').notNull().default(1),
+    updatedBy: integer('updated_by').references(() => users.id),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('mapping_rules_item').on(t.formId, t.variable), index('mapping_rules_version').on(t.designVersionId)],
+);
+
+/**
+ * Synonyms of a term (spec: /ocrConfig/same for OCR'd labels, /textConfig/same for source text): global when
+ * project_id is null, else the project's own. The term is unique per scope and kind, case-insensitively (expression
+ * index in migration 0015, not expressible here).
+ */
+export const synonyms = pgTable('synonyms', {
+  id: serial('id').primaryKey(),
+  projectId: integer('project_id').references(() => projects.id),
+  kind: varchar('kind', { length: 4 }).$type<'ocr' | 'text'>().notNull(),
+  term: varchar('term', { length: 100 }).notNull(),
+  synonyms: varchar('synonyms', { length: 100 }).array().notNull().default(sql`'{}'::varchar[]`),
+  version: integer('version').notNull().default(1),
+  updatedBy: integer('updated_by').references(() => users.id),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+/**
+ * What a user (or an automatic run: 'inject') decided about one pre-fill candidate: 'new' (accepted into an empty
+ * item), 'merge' (replaced a different value, with a reason), 'ignore' (left out; the same record version is not
+ * offered again for that item).
+ */
+export const prefillDecisions = pgTable(
+  'prefill_decisions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    visitId: integer('visit_id')
+      .notNull()
+      .references(() => visits.id),
+    unscheduledId: integer('unscheduled_id').notNull().default(0),
+    formId: integer('form_id')
+      .notNull()
+      .references(() => forms.id),
+    repeatNo: integer('repeat_no').notNull().default(1),
+    variable: varchar('variable', { length: 40 }).notNull(),
+    sourceRecordId: bigint('source_record_id', { mode: 'number' })
+      .notNull()
+      .references(() => sourceRecords.id),
+    sourceVersion: integer('source_version').notNull(),
+    /** the candidate value decided on, and the reason given for a merge over a different value */
+    candidate: jsonb('candidate').$type<{ v: unknown; reason?: string }>(),
+    decision: varchar('decision', { length: 8 }).$type<'new' | 'merge' | 'ignore' | 'inject'>().notNull(),
+    userId: integer('user_id').references(() => users.id),
+    createdAt: created(),
+  },
+  (t) => [index('prefill_decisions_item').on(t.subjectId, t.visitId, t.formId, t.variable)],
+);
+
+/** A project's pre-fill schedule per environment: from start to end date, daily, weekly (ISO weekdays) or monthly (days). */
+export const prefillSchedules = pgTable(
+  'prefill_schedules',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    startDate: date('start_date', { mode: 'string' }).notNull(),
+    endDate: date('end_date', { mode: 'string' }).notNull(),
+    frequency: varchar('frequency', { length: 8 }).$type<'daily' | 'weekly' | 'monthly'>().notNull(),
+    days: smallint('days').array().notNull().default(sql`'{}'::smallint[]`),
+    enabled: boolean('enabled').notNull().default(true),
+    lastRunOn: date('last_run_on', { mode: 'string' }),
+    version: integer('version').notNull().default(1),
+    updatedBy: integer('updated_by').references(() => users.id),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('prefill_schedules_project').on(t.projectId, t.env)],
 );

@@ -22,3 +22,8 @@ export function unnestRows(columns: readonly (readonly [PgColumn, string])[], ro
   );
   return sql`(${names}) select * from unnest(${arrays})`;
 }
+
+/** The rows of a raw `execute(sql…)` result: both drivers answer `{ rows }` (the Drizzle type says unknown). */
+export function rowsOf<T = Record<string, unknown>>(r: unknown): T[] {
+  return (r as { rows: T[] }).rows;
+}

@@ -1,7 +1,8 @@
 /**
  * The demo study's design (idempotent): version 1.0 published to UAT and PRO with three stages, a screening
- * visit, two scheduled visits with windows, an unscheduled visit, and three forms — demographics (with a display
- * condition), vital signs (a table with merged cells) and adverse events (a cycle form).
+ * visit, two scheduled visits with windows, an unscheduled visit, and four forms — demographics (with a display
+ * condition), vital signs (a table with merged cells), laboratory tests (week 4; filled from the hospital) and adverse
+ * events (a cycle form).
  */
 import { eq } from 'drizzle-orm';
 import { formDefinition, type FormDefinitionInput } from '@esource/shared';
@@ -73,6 +74,24 @@ export const DEMO_FORMS: FormDefinitionInput[] = [
     ],
   },
   {
+    // filled from the hospital's laboratory results (issue 11): LOINC-coded, with units the hospital may write
+    // differently (g/dL → g/L, 10*3/uL → 10^9/L); the demo mapping rules are seeded with the demo hospital
+    name: '实验室检查',
+    nameEn: 'Laboratory tests',
+    code: 'LB',
+    labelWidth: 160,
+    components: [
+      { id: 'lbdtc', type: 'datetime', label: '采样时间', labelEn: 'Collected at', variable: 'LBDTC' },
+      { id: 'hgb', type: 'number', label: '血红蛋白', labelEn: 'Hemoglobin', variable: 'HGB', unit: 'g/L', precision: 0, min: 30, max: 250, softRange: true },
+      { id: 'wbc', type: 'number', label: '白细胞计数', labelEn: 'White blood cells', variable: 'WBC', unit: '10^9/L', precision: 2, min: 0, max: 200 },
+      { id: 'plt', type: 'number', label: '血小板计数', labelEn: 'Platelets', variable: 'PLT', unit: '10^9/L', precision: 0, min: 0, max: 2000 },
+      { id: 'na', type: 'number', label: '血钠', labelEn: 'Sodium', variable: 'NA', unit: 'mmol/L', precision: 1, min: 100, max: 180 },
+      { id: 'k', type: 'number', label: '血钾', labelEn: 'Potassium', variable: 'K', unit: 'mmol/L', precision: 1, min: 1, max: 10 },
+      { id: 'creat', type: 'number', label: '肌酐', labelEn: 'Creatinine', variable: 'CREAT', unit: 'mg/dL', precision: 2, min: 0, max: 30 },
+      { id: 'gluc', type: 'number', label: '血糖', labelEn: 'Glucose', variable: 'GLUC', unit: 'mg/dL', precision: 0, min: 10, max: 1000 },
+    ],
+  },
+  {
     name: '不良事件',
     nameEn: 'Adverse events',
     code: 'AE',
@@ -120,7 +139,7 @@ export async function seedDemoDesign(db: Db, projectId: number): Promise<boolean
     const plan = [
       { code: 'V1', name: '筛选访视', nameEn: 'Screening', stage: 0, order: 1, day: 0, before: 0, after: 0, forms: ['DM', 'VS'] },
       { code: 'V2', name: '第 2 周', nameEn: 'Week 2', stage: 1, order: 2, day: 14, before: 3, after: 3, forms: ['VS', 'AE'] },
-      { code: 'V3', name: '第 4 周', nameEn: 'Week 4', stage: 2, order: 3, day: 28, before: 3, after: 7, forms: ['VS', 'AE'] },
+      { code: 'V3', name: '第 4 周', nameEn: 'Week 4', stage: 2, order: 3, day: 28, before: 3, after: 7, forms: ['VS', 'LB', 'AE'] },
       { code: 'UNS', name: '计划外访视', nameEn: 'Unscheduled visit', stage: 1, order: 9, day: 0, before: 0, after: 0, forms: ['VS', 'AE'], unscheduled: true },
     ];
     for (const p of plan) {

@@ -112,6 +112,8 @@ export const DEMO_ROLES: RoleSeed[] = [
       'source:file:original',
       'source:extract:query',
       'source:extract:execute',
+      // the values pre-filled from the hospital and their sources, for their own sites' subjects
+      'report:traceability:query',
       'doubt:querying:reply',
       'isf:file:upload',
       'project:visit:query',
@@ -340,6 +342,10 @@ export async function seedDemo(db: Db): Promise<boolean> {
         }
       }
     }
+    // the data manager created the demo study: automatic work with no user of its own (the daily extraction's
+    // pre-fill) acts as the project's creator when no pre-fill schedule names an owner
+    const [dmUser] = await tx.select({ id: users.id }).from(users).where(eq(users.account, 'dm'));
+    if (dmUser) await tx.update(projects).set({ createdBy: dmUser.id }).where(eq(projects.id, project!.id));
     // PIs of the demo sites
     const [pi] = await tx.select({ id: users.id }).from(users).where(eq(users.account, 'pi'));
     if (pi) {

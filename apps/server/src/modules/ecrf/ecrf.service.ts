@@ -27,6 +27,7 @@ import type { saveBatchRequest, unscheduledRequest } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
 import { crfInstances, crfValueHistory, crfValues, forms, subjects, subjectUnscheduledVisits, users, visitForms, visits } from '../../db/schema';
 import { AppError, type FieldProblem } from '../../lib/errors';
+import { staleWrite } from '../../lib/stale';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { unnestRows } from '../../lib/sql';
@@ -48,6 +49,14 @@ function itemView(v: StoredItem, updatedBy: string | null): CrfInstanceView['val
     updatedBy,
     updateTime: v.updatedAt.toISOString(),
   };
+}
+
+/** What pre-fill adds to a save (see saveBatch). */
+export interface SaveBatchOptions {
+  /** the caller's transaction (its own writes commit or roll back with the values) */
+  tx?: Tx;
+  /** variable → source reference of the value being saved */
+  sourceRefs?: ReadonlyMap<string, string>;
 }
 
 /** History cause of a value cleared because a display condition hid its item (the reason stays the user's). */
@@ -154,9 +163,16 @@ export class EcrfService {
     return viewFrom(form, def, inst, values, certifiedBy);
   }
 
-  /** Saves a batch of items of one form instance in one transaction. */
-  async saveBatch(ctx: ProjectScopedContext, input: z.output<typeof saveBatchRequest>): Promise<CrfInstanceView> {
-    return this.db.transaction(async (tx) => {
+  /**
+   * Saves a batch of items of one form instance in one transaction. Pre-fill (modules/prefill) calls it with entry
+   * mode gather 5 / inject 6 (never accepted from clients: the route's schema allows SAVE_MODES only), a source
+   * reference per item ('source:<recordId>:v<version>') and its own transaction so that its decisions are written
+   * with the values. Pre-filled values do not complete a form (no required-item check, a new instance is a draft).
+   */
+  async saveBatch(ctx: ProjectScopedContext, input: z.output<typeof saveBatchRequest>, opts: SaveBatchOptions = {}): Promise<CrfInstanceView> {
+    const prefill = input.entryMode === ENTRY_MODE.gather || input.entryMode === ENTRY_MODE.inject;
+    const inTx = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => (opts.tx ? fn(opts.tx) : this.db.transaction(fn));
+    return inTx(async (tx) => {
       const { subject, form, def } = await this.resolve(tx, ctx, input);
       // the instance with its current values and who set them, in one statement
       const loaded = await tx
@@ -230,7 +246,7 @@ export class EcrfService {
           v.cause = CLEARED_BY_CONDITION;
         }
       }
-      if (input.entryMode !== ENTRY_MODE.stash) {
+      if (input.entryMode !== ENTRY_MODE.stash && !prefill) {
         for (const v of missingRequired(def, merged)) problems.push({ field: v, message: 'validation.required' });
       }
       // once saved (not as a draft), a value changes only with a reason, also when a display condition clears it
@@ -246,7 +262,7 @@ export class EcrfService {
       }
 
       const now = new Date();
-      const status = input.entryMode === ENTRY_MODE.stash ? CRF_STATUS.draft : CRF_STATUS.completed;
+      const status = prefill ? (inst?.status ?? CRF_STATUS.draft) : input.entryMode === ENTRY_MODE.stash ? CRF_STATUS.draft : CRF_STATUS.completed;
       const prevStatus = inst?.status ?? null;
       if (!inst) {
         inst = (
@@ -267,6 +283,7 @@ export class EcrfService {
           .returning()
         )[0] ?? null;
       } else {
+        const instanceId = inst.id;
         inst = (
           await tx
           .update(crfInstances)
@@ -274,7 +291,11 @@ export class EcrfService {
           .where(and(eq(crfInstances.id, inst.id), eq(crfInstances.version, inst.version)))
           .returning()
         )[0] ?? null;
-        if (!inst) throw new AppError('STALE_WRITE', { user: '?', time: now.toISOString() });
+        if (!inst) {
+          // another save won the race: name it (the row as committed now)
+          const [won] = await tx.select().from(crfInstances).where(eq(crfInstances.id, instanceId));
+          throw won ? await staleWrite(tx, won.updatedBy, won.updatedAt) : new AppError('STALE_WRITE', { user: '?', time: now.toISOString() });
+        }
       }
       // one upsert for the values and one insert for their history, whatever the number of items
       const upserts: (typeof crfValues.$inferInsert)[] = [];
@@ -283,9 +304,12 @@ export class EcrfService {
       for (const [k, v] of incoming) {
         const old = current.get(k);
         const quality = v.quality ?? null;
-        if (old && same(old.value?.v, v.value) && old.entryMode === input.entryMode && (old.quality ?? null) === quality) continue;
+        const ref = opts.sourceRefs?.get(k) ?? null;
+        if (old && same(old.value?.v, v.value) && old.entryMode === input.entryMode && (old.quality ?? null) === quality && (old.sourceRef ?? null) === ref) continue;
+        // an unchanged pre-filled value keeps where it came from when the form is saved again by hand
+        if (old && same(old.value?.v, v.value) && old.sourceRef && !ref) continue;
         if (!old && empty(v.value)) continue;
-        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: input.entryMode, quality, updatedBy: ctx.user.id, updatedAt: now });
+        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: input.entryMode, quality, sourceRef: ref, updatedBy: ctx.user.id, updatedAt: now });
         if (old && same(old.value?.v, v.value)) continue;
         history.push({
           instanceId: inst!.id,
@@ -299,6 +323,7 @@ export class EcrfService {
           userName: ctx.user.name,
           quality,
           cause: v.cause ?? null,
+          sourceRef: ref,
         });
         audits.push({
           action: 'crf.value',
@@ -316,18 +341,18 @@ export class EcrfService {
       if (upserts.length) {
         const c = crfValues;
         await tx.execute(sql`insert into ${c} ${unnestRows(
-          [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.quality, 'varchar'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz']],
-          upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.quality ?? null, u.updatedBy, now.toISOString()]),
+          [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.quality, 'varchar'], [c.sourceRef, 'varchar'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz']],
+          upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.quality ?? null, u.sourceRef ?? null, u.updatedBy, now.toISOString()]),
         )}
           on conflict (instance_id, variable) do update set value = excluded.value, entry_mode = excluded.entry_mode,
-             quality = excluded.quality, updated_by = excluded.updated_by, updated_at = excluded.updated_at`);
+             quality = excluded.quality, source_ref = excluded.source_ref, updated_by = excluded.updated_by, updated_at = excluded.updated_at`);
       }
       if (history.length) {
         const h = crfValueHistory;
         await tx.execute(sql`insert into ${h} ${unnestRows(
           [[h.instanceId, 'int'], [h.variable, 'varchar'], [h.oldValue, 'jsonb'], [h.newValue, 'jsonb'], [h.entryMode, 'int'], [h.reason, 'varchar'],
-           [h.instanceVersion, 'int'], [h.userId, 'int'], [h.userName, 'varchar'], [h.quality, 'varchar'], [h.cause, 'varchar']],
-          history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName, x.quality ?? null, x.cause ?? null]),
+           [h.instanceVersion, 'int'], [h.userId, 'int'], [h.userName, 'varchar'], [h.quality, 'varchar'], [h.cause, 'varchar'], [h.sourceRef, 'varchar']],
+          history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName, x.quality ?? null, x.cause ?? null, x.sourceRef ?? null]),
         )}`);
       }
       // a new instance or a new status moves the subject's current visit and form progress
@@ -338,7 +363,7 @@ export class EcrfService {
       for (const [k, v] of current) values[k] = itemView(v, setBy.get(k) ?? null);
       for (const u of upserts)
         values[u.variable] = itemView(
-          { value: u.value ?? null, entryMode: input.entryMode, sourceRef: current.get(u.variable)?.sourceRef ?? null, quality: u.quality ?? null, updatedAt: now },
+          { value: u.value ?? null, entryMode: input.entryMode, sourceRef: u.sourceRef ?? null, quality: u.quality ?? null, updatedAt: now },
           ctx.user.name,
         );
       return viewFrom(form, def, inst, values, null);
@@ -368,6 +393,7 @@ export class EcrfService {
       reason: r.reason,
       cause: r.cause,
       quality: r.quality,
+      sourceRef: r.sourceRef,
       userName: r.userName,
       createTime: r.createdAt.toISOString(),
     }));
@@ -380,7 +406,7 @@ export class EcrfService {
   async certify(ctx: ProjectScopedContext, instanceId: number, version: number, on: boolean, reason: string | undefined, signature?: Signature) {
     return this.db.transaction(async (tx) => {
       const inst = await this.instanceById(tx, ctx, instanceId);
-      if (inst.version !== version) throw new AppError('STALE_WRITE', { user: '?', time: inst.updatedAt.toISOString() });
+      if (inst.version !== version) throw await staleWrite(tx, inst.updatedBy, inst.updatedAt);
       if (on && inst.status !== CRF_STATUS.completed) throw new AppError('CONFLICT', { detail: translator(ctx.language)('errors.CERTIFY_NOT_COMPLETED') });
       if (!on && inst.status !== CRF_STATUS.certified) throw new AppError('CONFLICT', { detail: 'conflict.notCertified' });
       if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'conflict.toUncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
@@ -434,6 +460,8 @@ export class EcrfService {
           certifiedBy: on ? ctx.user.id : null,
           certifiedAt: on ? now : null,
           version: inst.version + 1,
+          // who changed the row last: a stale certify names the signer, not the last saver
+          updatedBy: ctx.user.id,
           updatedAt: now,
         })
         .where(and(eq(crfInstances.id, inst.id), eq(crfInstances.version, inst.version)))
