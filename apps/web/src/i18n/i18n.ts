@@ -50,6 +50,10 @@ export const NAMESPACES = [
   'subjects',
   'ecrf',
   'messages',
+  'mapping',
+  'prefill',
+  'sources',
+  'hl7',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

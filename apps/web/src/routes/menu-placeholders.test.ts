@@ -25,13 +25,9 @@ const NOT_BUILT = new Set([
   'hiss',
   'medication',
   'signalReport',
-  'reports',
-  'traceability',
   'dataReport',
   'edcReportDetail',
   'ocrProConfig',
-  'projectOcrSynonyms',
-  'projectTextSynonyms',
 ]);
 
 /** Every menu leaf any user could see: all permissions, every login type, environment and module. */

@@ -17,6 +17,7 @@ const userSys: PageLoader = () => import('../features/users/pages/user-sys-page'
 const auditTrack: PageLoader = () => import('../features/audit/pages/audit-track-page');
 const subjectList: PageLoader = () => import('../features/subjects/pages/subject-list-page');
 const subjectDetail: PageLoader = () => import('../features/subjects/pages/subject-detail-page');
+const synonyms: PageLoader = () => import('../features/mapping/pages/synonyms-page');
 
 export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   // standalone
@@ -59,13 +60,28 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   sickFile: subjectDetail,
   dashboardSickFile: subjectDetail,
   ptsDetail: subjectDetail,
-  gatherPtsDataDetail: subjectDetail,
+  // issue 11: source data
+  sourceData: () => import('../features/sources/pages/source-data-page'),
+  gatherPtsDataDetail: () => import('../features/sources/pages/gather-pts-page'),
+  gatherDataDetail: () => import('../features/sources/pages/gather-task-page'),
+  sourceMatching: () => import('../features/sources/pages/matching-page'),
+  sourceConnections: () => import('../features/sources/pages/connections-page'),
+  hl7Messages: () => import('../features/hl7/pages/project-hl7-page'),
+  systemHl7Messages: () => import('../features/hl7/pages/system-hl7-page'),
+  reports: () => import('../features/sources/pages/reports-page'),
   visitTimeline: () => import('../features/calendar/pages/visit-timeline-page'),
   visitTaskList: () => import('../features/calendar/pages/task-list-page'),
   calendar: () => import('../features/calendar/pages/calendar-page'),
   auditLogs: () => import('../features/audit/pages/project-audit-logs-page'),
   userManage: () => import('../features/team/pages/team-page'),
   design: () => import('../features/design/pages/design-page'),
+  // issue 11: data mapping (with the pre-fill schedule tab), synonyms, the traceability report
+  dataMapping: () => import('../features/mapping/pages/data-mapping-page'),
+  ocrSynonyms: synonyms,
+  textSynonyms: synonyms,
+  projectOcrSynonyms: synonyms,
+  projectTextSynonyms: synonyms,
+  traceability: () => import('../features/prefill/pages/traceability-page'),
 };
 
 /** The lazy page a route opens: none for a redirect, the placeholder page for a route not built yet. */

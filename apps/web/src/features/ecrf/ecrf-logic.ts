@@ -10,6 +10,8 @@ import { ENTRY_MODE, type ItemValues } from '@esource/shared';
 export interface StoredValue {
   value: unknown;
   entryMode: number;
+  /** the source record a pre-filled value (entry mode 5/6) came from: 'source:<id>:v<version>' */
+  sourceRef?: string | null;
   updatedBy: string | null;
   updateTime: string;
 }

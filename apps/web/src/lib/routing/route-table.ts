@@ -174,7 +174,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'ocrSynonyms',
     path: '/ocrConfig/same',
-    placeholder: true,
     shell: true,
     sideBar: false,
     module: 1,
@@ -183,7 +182,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'textSynonyms',
     path: '/textConfig/same',
-    placeholder: true,
     shell: true,
     sideBar: false,
     module: 1,
@@ -213,6 +211,17 @@ export const ROUTES: readonly AppRoute[] = [
     anyOf: id === 'userSys' ? ['system:user:query', 'system:role:query'] : [pm],
     menu: { icon },
   })),
+
+  // HL7 v2 messages no project could be found for (unknown sender): system administrators replay them (issue 11)
+  {
+    id: 'systemHl7Messages',
+    path: '/system/hl7Messages',
+    shell: true,
+    sideBar: true,
+    module: 2,
+    anyOf: ['system:config:query'],
+    menu: { icon: 'message' },
+  },
 
   // ---------- module 6: system log / audit trail ----------
   ...(
@@ -338,7 +347,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'sourceData',
-    placeholder: true,
     path: '/project/sourceData',
     anyOf: ['source:extract:query'],
     parent: 'subjectList',
@@ -353,7 +361,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'gatherDataDetail',
-    placeholder: true,
     path: '/project/gatherData/detail',
     anyOf: ['source:extract:query'],
     parent: 'subjectList',
@@ -385,6 +392,13 @@ export const ROUTES: readonly AppRoute[] = [
     placeholder: true,
     path: '/project/sourceFile',
     anyOf: ['source:file:query'],
+    menu: { icon: 'source', group: 'source' },
+  }),
+  // hospital patients an extraction could not match to a subject (issue 11)
+  P({
+    id: 'sourceMatching',
+    path: '/project/sourceMatching',
+    anyOf: ['source:extract:query'],
     menu: { icon: 'source', group: 'source' },
   }),
   P({
@@ -547,7 +561,6 @@ export const ROUTES: readonly AppRoute[] = [
 
   P({
     id: 'reports',
-    placeholder: true,
     path: '/project/reports',
     anyOf: [
       'report:data-consistency:query',
@@ -556,13 +569,13 @@ export const ROUTES: readonly AppRoute[] = [
       'report:data-change:query',
       'report:crf:query',
       'report:crf-missing:query',
-      'report:traceability:query',
+      // not report:traceability:query: the traceability report is its own page and menu entry (a site coordinator
+      // holds only that one, and gets no reports page that would merely link to it)
     ],
     menu: { icon: 'report', group: 'reports' },
   }),
   P({
     id: 'traceability',
-    placeholder: true,
     path: '/project/icrc-source',
     anyOf: ['report:traceability:query'],
     menu: { icon: 'report', group: 'reports' },
@@ -602,6 +615,20 @@ export const ROUTES: readonly AppRoute[] = [
     anyOf: ['crf:form:query', 'project:version:query'],
     menu: { icon: 'visits', group: 'settings' },
   }),
+  // hospital connections per site and environment (issue 11)
+  P({
+    id: 'sourceConnections',
+    path: '/project/sourceConnections',
+    anyOf: ['source:config:query'],
+    menu: { icon: 'config', group: 'settings' },
+  }),
+  // HL7 v2 messages routed to the project, with their dead letters and replay (issue 11)
+  P({
+    id: 'hl7Messages',
+    path: '/project/hl7Messages',
+    anyOf: ['source:config:query'],
+    menu: { icon: 'message', group: 'settings' },
+  }),
   P({
     id: 'ocrProConfig',
     placeholder: true,
@@ -609,16 +636,22 @@ export const ROUTES: readonly AppRoute[] = [
     anyOf: ['source:config:query'],
     menu: { icon: 'deid', group: 'settings' },
   }),
+  // issue 11: the rule that fills each eCRF item from source records, and the project's pre-fill schedule (a tab)
+  P({
+    id: 'dataMapping',
+    path: '/project/dataMapping',
+    anyOf: ['source:config:query', 'crf:prefill:query'],
+    loginTypes: [1, 2],
+    menu: { icon: 'config', group: 'settings' },
+  }),
   P({
     id: 'projectOcrSynonyms',
-    placeholder: true,
     path: '/project/ocrConfig/same',
     anyOf: ['source:config:query'],
     menu: { icon: 'config', group: 'settings' },
   }),
   P({
     id: 'projectTextSynonyms',
-    placeholder: true,
     path: '/project/textConfig/same',
     anyOf: ['source:config:query'],
     menu: { icon: 'config', group: 'settings' },

@@ -25,6 +25,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useSession, useAccess } from '../../session';
 import { FormRenderer, formWarnings, labelFor, shownVariables, validateForm, type FieldErrors } from '../../crf-renderer';
 import { ReasonDialog } from '../../subjects';
+import { PrefillButton, PrefillPanel, SourceLink } from '../../prefill';
 import { crfQuery, ecrfApi, type CrfKey, type CrfView } from '../api/ecrf-api';
 import {
   changedVariables,
@@ -89,6 +90,8 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
   const [asking, setAsking] = useState<{ mode: number; vars: string[]; cleared: string[] } | null>(null);
   const [dialog, setDialog] = useState<'certify' | 'uncertify' | 'deleteRepeat' | null>(null);
   const initFor = useRef<string | null>(null);
+  // the pre-fill review beside the form (features/prefill): the drawer widens to hold it
+  const [prefillOpen, setPrefillOpen] = useState(false);
 
   const take = (v: CrfView) => {
     setLoaded({ stored: v.values, version: v.instance?.version });
@@ -219,7 +222,7 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
   return (
     <Drawer
       open
-      size={860}
+      size={prefillOpen ? 'min(1340px, max(860px, calc(100vw - 40px)))' : 860}
       onClose={close}
       destroyOnHidden
       title={
@@ -237,6 +240,7 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
       extra={
         view ? (
           <Space wrap>
+            <PrefillButton crfKey={crfKey} open={prefillOpen} onToggle={() => setPrefillOpen((o) => !o)} />
             {view.cycle && canSave && view.instance && !certified ? (
               <Button
                 icon={<DeleteOutlined />}
@@ -389,25 +393,46 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
               {t('notStarted')}
             </Typography.Paragraph>
           )}
-          <FormRenderer
-            definition={definition}
-            values={values}
-            onChange={setValues}
-            errors={{
-              ...liveErrors,
-              // 'required' marks from the last save, until the item is filled in
-              ...Object.fromEntries(Object.entries(errors).filter(([k, e]) => e.key === 'required' && emptyValue(values[k]))),
-            }}
-            warnings={warnings}
-            errorTexts={serverErrors}
-            readOnly={readOnly}
-            language={language}
-            itemExtra={(f) =>
-              view.instance && loaded.stored[f.variable] ? (
-                <ItemHistory instanceId={view.instance.id} field={f} />
-              ) : null
-            }
-          />
+          <div className={prefillOpen ? 'crf-with-prefill' : undefined}>
+            <div className="crf-main">
+              <FormRenderer
+                definition={definition}
+                values={values}
+                onChange={setValues}
+                errors={{
+                  ...liveErrors,
+                  // 'required' marks from the last save, until the item is filled in
+                  ...Object.fromEntries(Object.entries(errors).filter(([k, e]) => e.key === 'required' && emptyValue(values[k]))),
+                }}
+                warnings={warnings}
+                errorTexts={serverErrors}
+                readOnly={readOnly}
+                language={language}
+                itemExtra={(f) =>
+                  view.instance && loaded.stored[f.variable] ? (
+                    <>
+                      <SourceLink variable={f.variable} stored={loaded.stored[f.variable]} />
+                      <ItemHistory instanceId={view.instance.id} field={f} />
+                    </>
+                  ) : null
+                }
+              />
+            </div>
+            {prefillOpen ? (
+              <div className="prefill-side">
+                <PrefillPanel
+                  crfKey={crfKey}
+                  dirty={changed.length > 0}
+                  readOnly={readOnly}
+                  onClose={() => setPrefillOpen(false)}
+                  onApplied={async () => {
+                    const r = await q.refetch();
+                    if (r.data) await after(r.data);
+                  }}
+                />
+              </div>
+            ) : null}
+          </div>
         </div>
       )}
       {asking && loaded ? (

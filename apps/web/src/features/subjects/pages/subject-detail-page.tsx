@@ -45,6 +45,7 @@ import {
 import { api } from '../../../lib/api-client';
 import { useSession, useAccess } from '../../session';
 import { CrfEntry, CrfStatusTag, ecrfApi, SignatureDialog } from '../../ecrf';
+import { SubjectSourceTab } from '../../sources';
 import { scheduleQuery, subjectQuery, subjectsApi } from '../api/subjects-api';
 import { StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
@@ -140,7 +141,7 @@ export default function SubjectDetailPage() {
             {
               key: 'source',
               label: t('detail.tab.source'),
-              children: <Empty data-testid="tab-source-empty" description={t('detail.sourceEmpty')} />,
+              children: <SubjectSourceTab ptsId={s.ptsId} />,
             },
             {
               key: 'documents',
