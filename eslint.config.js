@@ -40,6 +40,8 @@ export default tseslint.config(
         {
           zones: [
             { target: './packages', from: './apps', message: 'packages never import from apps' },
+            { target: './packages/shared', from: './packages/interop', message: 'shared (web and server) does not import interop (server-only: FHIR, HL7, FHIRPath, UCUM)' },
+            { target: './apps/web', from: './packages/interop', message: 'the web app does not bundle interop (server-only); it gets results over HTTP' },
             { target: './apps/server', from: './apps/web', message: 'the server does not import the web app' },
             { target: './apps/web', from: './apps/server', message: 'the web app talks to the server over HTTP only' },
             // web layers (docs/web.md): app → routes → pages/features → components/lib. routes/ binds pages to

@@ -116,6 +116,23 @@ export async function visibleText(page: Page): Promise<string> {
   return page.evaluate(() => document.body.innerText);
 }
 
+/** No translation key shows untranslated on the page (after a short settle). */
+export async function noKeys(page: Page): Promise<void> {
+  await page.waitForTimeout(300);
+  expect(untranslatedKeys(await visibleText(page))).toEqual([]);
+}
+
+/** Picks a subject by number in an antd Select (searchable) with the given test id. */
+export async function pickSubject(page: Page, testId: string, ptsNo: string): Promise<void> {
+  await page.getByTestId(testId).click();
+  await page.keyboard.type(ptsNo);
+  await page
+    .locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden) .ant-select-item-option')
+    .filter({ hasText: ptsNo })
+    .first()
+    .click();
+}
+
 /** Screenshots at 1440×900 and 1280×720 into e2e/artifacts (`<name>-<width>.png`), then back to 1440×900. */
 export async function shootBoth(page: Page, name: string): Promise<void> {
   for (const [w, h] of [
