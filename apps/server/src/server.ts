@@ -117,6 +117,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       ? setInterval(() => void extractSvc.autoTick().catch((err: unknown) => console.error('[sources] automatic extraction failed:', (err as Error).message)), 60_000)
       : null;
   autoTimer?.unref();
+  // Workers restart extraction tasks whose process died or whose job was never queued (ExtractService.recover).
+  const recoverTasks = () =>
+    extractSvc.recover().catch((err: unknown) => console.error('[sources] task recovery failed:', (err as Error).message));
+  const recoverTimer = config.role !== 'api' ? setInterval(() => void recoverTasks(), 60_000) : null;
+  recoverTimer?.unref();
+  if (config.role !== 'api') void recoverTasks();
   // Workers poll the drop folders of 'fhir_file' connections (only under SOURCE_DROP_ROOT; drop-folder.ts).
   const dropPoller = new DropFolderPoller(database, extractSvc);
   const dropTimer =
@@ -153,6 +159,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       if (timer) clearInterval(timer);
       if (pruneTimer) clearInterval(pruneTimer);
       if (autoTimer) clearInterval(autoTimer);
+      if (recoverTimer) clearInterval(recoverTimer);
       if (dropTimer) clearInterval(dropTimer);
       await app?.close();
       await jobs.stop();

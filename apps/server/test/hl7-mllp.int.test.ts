@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { readHl7Header } from '@esource/interop';
 import { hl7Messages, sites, sourceConnections, sourceRecords } from '../src/db/schema';
 import { envOfProcessingId } from '../src/modules/hl7/hl7-intake';
@@ -88,6 +88,15 @@ describe('MLLP listener', () => {
       }
     }
     expect(Object.keys(codes)).toHaveLength(34);
+  });
+
+  it("reads a time without an offset in the project's time zone (the sender's local time)", async () => {
+    // the demo project keeps Asia/Shanghai: 2026-01-02 03:00 there is 2026-01-01 19:00 UTC
+    const ack = ackCodeOf(await client.send(msg('LABSYS', 'TZ-1')));
+    expect(ack.code).toBe('AA');
+    const [rec] = await s.database.db.select().from(sourceRecords).where(eq(sourceRecords.code, '718-7')).orderBy(desc(sourceRecords.id)).limit(1);
+    expect(rec!.effectiveAt?.toISOString()).toBe('2026-01-01T19:00:00.000Z');
+    expect(rec!.effectiveDate).toBe('2026-01-02');
   });
 
   it('answers malformed messages AE/AR and keeps every one as a dead letter', async () => {

@@ -797,6 +797,8 @@ export const sourceExtractTasks = pgTable(
     createdBy: integer('created_by').references(() => users.id),
     createdAt: created(),
     startedAt: ts('started_at'),
+    /** beaten every 30 s while a worker runs the task; an old one means its process died (ExtractService.recover) */
+    heartbeatAt: ts('heartbeat_at'),
     finishedAt: ts('finished_at'),
   },
   (t) => [

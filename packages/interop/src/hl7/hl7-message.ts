@@ -247,13 +247,45 @@ export function escapeHl7(value: string, ctx: Hl7Context): string {
 
 const TS_RE = /^(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\.\d{1,4})?([+-]\d{4})?$/;
 
+const zoneFormats = new Map<string, Intl.DateTimeFormat>();
+/** ms that the wall clock of `timeZone` is ahead of UTC at the instant t */
+function zoneAheadMs(timeZone: string, t: number): number {
+  let f = zoneFormats.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    zoneFormats.set(timeZone, f);
+  }
+  const n: Record<string, number> = {};
+  for (const p of f.formatToParts(new Date(t))) if (p.type !== 'literal') n[p.type] = Number(p.value);
+  const wall = Date.UTC(n.year!, n.month! - 1, n.day!, n.hour!, n.minute!, n.second!);
+  return wall - Math.floor(t / 1000) * 1000;
+}
+
+/**
+ * The UTC offset ('+0800', '-0400') of an IANA time zone at a wall-clock time in it (so daylight saving time counts:
+ * America/New_York is -0500 in January, -0400 in July); null for a name Intl does not know.
+ */
+export function zoneOffsetAt(timeZone: string, year: number, month: number, day: number, hour = 0, minute = 0): string | null {
+  try {
+    const wall = Date.UTC(year, month - 1, day, hour, minute);
+    // the offset at the wall time read as UTC, then again at the instant it gives (right across a DST change)
+    const ahead = zoneAheadMs(timeZone, wall - zoneAheadMs(timeZone, wall));
+    const minutes = Math.round(ahead / 60_000);
+    const abs = Math.abs(minutes);
+    return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * An HL7 TS/DTM → effectiveDate (YYYY-MM-DD as written, no zone shift) and effectiveAt (ISO instant, when the
- * value has at least hours and minutes; read in `defaultTzOffset` ('+0800') when it carries no offset, else UTC).
+ * value has at least hours and minutes). A value without an offset is read in `defaultTz`: an offset ('+0800') or an
+ * IANA time zone ('Asia/Shanghai', its offset on that day); without one, in UTC.
  */
 export function hl7DateParts(
   ts: string | undefined,
-  defaultTzOffset?: string,
+  defaultTz?: string,
 ): { effectiveAt?: string; effectiveDate?: string } {
   const v = ts?.trim();
   if (!v) return {};
@@ -264,7 +296,9 @@ export function hl7DateParts(
   if (month < 1 || month > 12 || day < 1 || day > 31) return {};
   const out: { effectiveAt?: string; effectiveDate?: string } = { effectiveDate: `${m[1]}-${m[2]}-${m[3]}` };
   if (m[4] && m[5]) {
-    const iso = parseHl7DateTime(v, defaultTzOffset ? { tzOffset: defaultTzOffset } : undefined);
+    let tzOffset = defaultTz;
+    if (defaultTz && !/^[+-]\d{4}$/.test(defaultTz)) tzOffset = zoneOffsetAt(defaultTz, Number(m[1]), month, day, Number(m[4]), Number(m[5])) ?? undefined;
+    const iso = parseHl7DateTime(v, tzOffset ? { tzOffset } : undefined);
     if (iso && !Number.isNaN(Date.parse(iso))) out.effectiveAt = iso;
   }
   return out;

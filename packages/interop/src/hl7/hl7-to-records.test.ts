@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Hl7Message } from '@medplum/core';
 import { describe, expect, it } from 'vitest';
 import { buildAck, buildErrorAck } from './hl7-ack';
-import { decodeHl7, Hl7Error, hl7DateParts, readHl7Header, type Hl7ErrorCode } from './hl7-message';
+import { decodeHl7, Hl7Error, hl7DateParts, readHl7Header, zoneOffsetAt, type Hl7ErrorCode } from './hl7-message';
 import { parseHl7 } from './hl7-to-records';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../test-fixtures/hl7v2');
@@ -225,6 +225,23 @@ describe('the 34 sample messages', () => {
     });
     expect(r.messageTime).toBe('2024-01-01T04:00:00.000Z');
     expect(r.records[0]).toMatchObject({ resourceType: 'PV1', docType: 1, code: 'O', display: 'outpatient' });
+  });
+
+  it("reads times without an offset in the hospital's IANA time zone, daylight saving time included", () => {
+    const oru = (ts: string) =>
+      `MSH|^~\\&|LAB|H1|ES|ES|${ts}||ORU^R01|C${ts}|P|2.5\rPID|1||M001^^^HIS^MR\rOBR|1||A1|718-7^Hgb^LN|||${ts}\rOBX|1|NM|718-7^Hemoglobin^LN||13.8|g/dL|||||F|||${ts}`;
+    // 23:30 in Shanghai is 15:30 UTC the same day; read as UTC it would be 07:30 the next day there
+    const sh = parseHl7(oru('202403102330'), { defaultTzOffset: 'Asia/Shanghai' });
+    expect(sh.messageTime).toBe('2024-03-10T15:30:00.000Z');
+    expect(sh.records.find((x) => x.code === '718-7')).toMatchObject({ effectiveAt: '2024-03-10T15:30:00.000Z', effectiveDate: '2024-03-10' });
+    // New York: EST (-0500) in January, EDT (-0400) in July
+    expect(parseHl7(oru('202401150800'), { defaultTzOffset: 'America/New_York' }).messageTime).toBe('2024-01-15T13:00:00.000Z');
+    expect(parseHl7(oru('202407150800'), { defaultTzOffset: 'America/New_York' }).messageTime).toBe('2024-07-15T12:00:00.000Z');
+    // an offset in the message wins over the zone
+    expect(parseHl7(oru('202407150800+0000'), { defaultTzOffset: 'Asia/Shanghai' }).messageTime).toBe('2024-07-15T08:00:00.000Z');
+    expect(zoneOffsetAt('Asia/Shanghai', 2024, 3, 10, 23, 30)).toBe('+0800');
+    expect(zoneOffsetAt('Asia/Kolkata', 2024, 3, 10)).toBe('+0530');
+    expect(zoneOffsetAt('Not/AZone', 2024, 3, 10)).toBeNull();
   });
 });
 

@@ -43,7 +43,10 @@ import { hl7DateParts, readHl7Message, unescapeHl7 } from './hl7-message';
 export interface Hl7ParseOptions {
   /** identifier type rules for PID-3 (CX-4 assigning authority as `systems`, CX-5 as `typeCodes`) */
   identifierRules?: IdentifierTypeRules;
-  /** offset for times that carry none, e.g. '+0800' (the hospital's zone); default UTC */
+  /**
+   * the hospital's zone for times that carry no offset: an offset ('+0800') or an IANA time zone ('Asia/Shanghai',
+   * daylight saving time included); default UTC
+   */
   defaultTzOffset?: string;
 }
 

@@ -17,7 +17,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
-import { hl7Messages, sourceConnections } from '../../db/schema';
+import { hl7Messages, projects, sourceConnections } from '../../db/schema';
 import { rowsOf, unnestRows } from '../../lib/sql';
 import { ingest, type StoreConnection } from '../sources/source-store';
 import { buildAck, decodeHl7, Hl7Error, readHl7Header, type Hl7AckCode as AckCode, type Hl7Header } from '@esource/interop';
@@ -260,7 +260,7 @@ export class Hl7Intake {
     if (routeError) return fail('PROCESSING', serverFault(id, 'routing failed', routeError), 'AE');
     let parsed;
     try {
-      parsed = parseForIngest(text, conn?.config);
+      parsed = parseForIngest(text, conn?.config, conn?.timeZone);
     } catch (err) {
       if (err instanceof ParseFailure) return fail(err.code, err.detail, err.ackCode);
       throw err;
@@ -467,7 +467,7 @@ function outcomeOf(r: LockedRow): Hl7Outcome {
  * equals MSH-3 and whose config.sendingFacility (when set) equals MSH-4 (first components, case-insensitive); one
  * naming the facility wins over one that does not.
  */
-export type RoutedConnection = StoreConnection & { config: Record<string, unknown> };
+export type RoutedConnection = StoreConnection & { config: Record<string, unknown>; /** the project's IANA time zone: times without an offset are read in it */ timeZone: string };
 
 export async function routeOf(tx: Tx | Db, h: Hl7Header, env: string): Promise<RoutedConnection | null> {
   if (!h.sendingApp) return null;
@@ -479,8 +479,10 @@ export async function routeOf(tx: Tx | Db, h: Hl7Header, env: string): Promise<R
       projectId: sourceConnections.projectId,
       siteId: sourceConnections.siteId,
       config: sourceConnections.config,
+      timeZone: projects.timezone,
     })
     .from(sourceConnections)
+    .innerJoin(projects, eq(projects.id, sourceConnections.projectId))
     .where(
       and(
         eq(sourceConnections.kind, 'hl7v2'),

@@ -33,10 +33,11 @@ export function identifierRulesOf(config: Record<string, unknown> | null | undef
   return out;
 }
 
-export function parseForIngest(text: string, config?: Record<string, unknown> | null): ParsedForIngest {
+/** `timeZone`: the IANA zone that times without an offset are read in (the project's; HL7 v2 times are the sender's local time) */
+export function parseForIngest(text: string, config?: Record<string, unknown> | null, timeZone?: string): ParsedForIngest {
   const systems = identifierRulesOf(config);
   try {
-    const p = parseHl7(text, systems ? { identifierRules: { systems } } : {});
+    const p = parseHl7(text, { ...(systems ? { identifierRules: { systems } } : {}), ...(timeZone ? { defaultTzOffset: timeZone } : {}) });
     return { messageType: p.messageType, controlId: p.controlId, patient: p.patient ?? null, records: p.records };
   } catch (err) {
     if (err instanceof Hl7Error) throw new ParseFailure(err.code, err.message.slice(0, 900), err.ackCode);

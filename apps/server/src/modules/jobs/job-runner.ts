@@ -4,7 +4,7 @@
  * progress panel polls.
  */
 import PgBoss from 'pg-boss';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import type { Config } from '../../config/config';
 import { progressItems } from '../../db/schema';
@@ -111,7 +111,13 @@ export class JobRunner {
     };
     try {
       await def.handler(job.data.data as never, ctx);
-      if (itemId) await this.setStatus(itemId, PROGRESS_STATUS.success);
+      // (only from processing: a handler that stopped because its work was cancelled, or taken over by a restart,
+      // leaves the error its canceller set)
+      if (itemId)
+        await this.database.db
+          .update(progressItems)
+          .set({ status: PROGRESS_STATUS.success, updatedAt: new Date() })
+          .where(and(eq(progressItems.id, itemId), eq(progressItems.status, PROGRESS_STATUS.processing)));
     } catch (err) {
       // The last attempt marks the notice as failed; earlier ones leave it processing while pg-boss retries.
       if (itemId && job.retryCount >= job.retryLimit) await this.setStatus(itemId, PROGRESS_STATUS.error);
@@ -127,7 +133,7 @@ export class JobRunner {
   async enqueue(
     name: string,
     data: unknown,
-    opts: { progress?: JobProgress; singletonKey?: string; startAfterSeconds?: number } = {},
+    opts: { progress?: JobProgress; singletonKey?: string; startAfterSeconds?: number; /** the job's id (a UUID), when the caller records it first */ id?: string } = {},
   ): Promise<{ jobId: string | null; progressItemId: number | null }> {
     if (!this.boss) throw new Error('job runner not started');
     const def = this.handlers.get(name);
@@ -158,6 +164,7 @@ export class JobRunner {
       retryDelay: 2,
       retryBackoff: true,
       expireInSeconds: 3600,
+      ...(opts.id ? { id: opts.id } : {}),
       ...(opts.singletonKey ? { singletonKey: opts.singletonKey } : {}),
       ...(opts.startAfterSeconds ? { startAfter: opts.startAfterSeconds } : {}),
     });
@@ -170,6 +177,17 @@ export class JobRunner {
   async jobState(name: string, id: string): Promise<string | null> {
     const job = await this.boss?.getJobById(name, id);
     return job?.state ?? null;
+  }
+
+  /** A queued job's state and own data (the envelope's data), also from the archive; null when pg-boss has no such job. */
+  async jobInfo<T>(name: string, id: string): Promise<{ state: string; data: T } | null> {
+    const job = await this.boss?.getJobById<Envelope<T>>(name, id, { includeArchive: true });
+    return job ? { state: job.state, data: job.data.data } : null;
+  }
+
+  /** Cancels a job that is no longer wanted (a job whose worker died stays 'active' until it expires). */
+  async cancel(name: string, id: string): Promise<void> {
+    await this.boss?.cancel(name, id);
   }
 
   async stop(): Promise<void> {

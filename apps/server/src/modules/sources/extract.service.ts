@@ -5,8 +5,9 @@
  * what was stored consistent), and ends 'done' with its stats or 'failed' with a translated reason, retryable.
  * Never two live tasks for one subject (the partial unique index source_extract_tasks_live).
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { FhirBatchConverter, type ExtractedPatient, type ExtractedRecord, type IdentifierType } from '@esource/interop';
 import {
@@ -39,6 +40,13 @@ import { settleDropFile } from './drop-folder';
 
 export const EXTRACT_JOB = 'source-extract';
 export const FILE_JOB = 'source-file-ingest';
+/** a running task's heartbeat; a task whose heartbeat is older than STALE_MS has lost its process */
+export const HEARTBEAT_MS = 30_000;
+export const STALE_MS = 3 * 60_000;
+/** a queued task without a job (the process stopped between the task's commit and the job's) after this long */
+const UNQUEUED_MS = 2 * 60_000;
+/** restarts of an interrupted task before it fails for the user to retry */
+const MAX_RESTARTS = 2;
 
 type Task = typeof sourceExtractTasks.$inferSelect;
 type Connection = typeof sourceConnections.$inferSelect;
@@ -237,14 +245,21 @@ export class ExtractService {
     return this.taskViews(ctx.language, inArray(sourceExtractTasks.id, created.map((c) => c.t.id)));
   }
 
-  async enqueue(t: Task, userId: number | null, language: Language, display: string, ptsNo: string | null, extra: Partial<ExtractJobData> = {}): Promise<void> {
+  /**
+   * Queues the task's job. The job's id is ours and is written on the task before the job is sent, so that the job
+   * claims exactly its task (run) and a task whose job never reached pg-boss is found by recover().
+   */
+  async enqueue(t: Task, userId: number | null, language: Language, display: string, ptsNo: string | null, extra: Partial<ExtractJobData> = {}, jobId?: string): Promise<void> {
     const data: ExtractJobData = { taskId: t.id, language, ...extra };
+    const id = jobId ?? randomUUID();
+    if (!jobId) await this.db.update(sourceExtractTasks).set({ jobId: id }).where(eq(sourceExtractTasks.id, t.id));
     const r = await this.jobs.enqueue(extra.file ? FILE_JOB : EXTRACT_JOB, data, {
+      id,
       ...(userId
         ? { progress: { userId, env: t.env as 'DEV', projectId: t.projectId, siteId: t.siteId, type: PROGRESS_TYPE.extraction, displayInformation: display, ptsNo, ptsId: t.subjectId } }
         : {}),
     });
-    await this.db.update(sourceExtractTasks).set({ jobId: r.jobId, progressItemId: r.progressItemId }).where(eq(sourceExtractTasks.id, t.id));
+    await this.db.update(sourceExtractTasks).set({ progressItemId: r.progressItemId }).where(eq(sourceExtractTasks.id, t.id));
   }
 
   async updateTask(ctx: ProjectScopedContext, taskId: number, action: 'cancel' | 'retry'): Promise<TaskView> {
@@ -265,16 +280,20 @@ export class ExtractService {
       if (t.status !== TASK_STATUS.failed && t.status !== TASK_STATUS.cancelled) throw new AppError('SOURCE_TASK_STATE', { action: t2('source.action.retry') });
       if (t.trigger === 'file') throw new AppError('SOURCE_TASK_STATE', { action: t2('source.action.retry') });
       const [s] = t.subjectId ? await this.db.select({ ptsNo: subjects.ptsNo }).from(subjects).where(eq(subjects.id, t.subjectId)) : [];
+      const jobId = randomUUID();
       await this.db.transaction(async (tx) => {
         try {
-          await tx.update(sourceExtractTasks).set({ status: TASK_STATUS.queued, errorCode: null, errorDetail: null, startedAt: null, finishedAt: null }).where(eq(sourceExtractTasks.id, t.id));
+          await tx
+            .update(sourceExtractTasks)
+            .set({ status: TASK_STATUS.queued, jobId, errorCode: null, errorDetail: null, startedAt: null, heartbeatAt: null, finishedAt: null })
+            .where(eq(sourceExtractTasks.id, t.id));
         } catch (err) {
           if (uniqueViolation(err)) throw new AppError('SOURCE_TASK_LIVE', { ptsNo: s?.ptsNo ?? '' });
           throw err;
         }
         await recordAudit(tx, actorOf(ctx), [{ action: 'source.extract.retry', entity: 'sourceExtractTask', entityId: t.id, projectId: ctx.project.id, siteId: t.siteId, subjectId: t.subjectId }]);
       });
-      await this.enqueue(t, ctx.user.id, ctx.language, t2('source.progress.manual', { ptsNo: s?.ptsNo ?? '' }), s?.ptsNo ?? null);
+      await this.enqueue(t, ctx.user.id, ctx.language, t2('source.progress.manual', { ptsNo: s?.ptsNo ?? '' }), s?.ptsNo ?? null, {}, jobId);
     }
     return (await this.taskViews(ctx.language, eq(sourceExtractTasks.id, t.id)))[0]!;
   }
@@ -294,12 +313,34 @@ export class ExtractService {
 
   /** Runs one task (the job handler). Failures are recorded on the task, then rethrown so the progress item fails. */
   async run(data: ExtractJobData, job: JobContext): Promise<void> {
-    const [t] = await this.db.select().from(sourceExtractTasks).where(eq(sourceExtractTasks.id, data.taskId));
-    if (!t || t.status === TASK_STATUS.cancelled || t.status === TASK_STATUS.done) return;
-    await this.db.update(sourceExtractTasks).set({ status: TASK_STATUS.running, startedAt: new Date() }).where(eq(sourceExtractTasks.id, t.id));
+    // claims the task: only a queued one (a second delivery of the job, or a task recovered and re-queued meanwhile
+    // under another job, finds it running or finished and leaves it)
+    const [t] = await this.db
+      .update(sourceExtractTasks)
+      .set({ status: TASK_STATUS.running, startedAt: new Date(), heartbeatAt: new Date() })
+      .where(
+        and(
+          eq(sourceExtractTasks.id, data.taskId),
+          eq(sourceExtractTasks.status, TASK_STATUS.queued),
+          eq(sourceExtractTasks.jobId, job.jobId),
+        ),
+      )
+      .returning();
+    if (!t) return;
+    // the heartbeat says this process still runs the task (recover() restarts tasks whose heartbeat stopped)
+    const heartbeat = setInterval(() => {
+      this.db
+        .update(sourceExtractTasks)
+        .set({ heartbeatAt: new Date() })
+        .where(and(eq(sourceExtractTasks.id, t.id), eq(sourceExtractTasks.status, TASK_STATUS.running)))
+        .catch((err: unknown) => console.error(`[sources] heartbeat of task ${t.id}:`, (err as Error).message));
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     const stats = emptyStats();
     // (the file's name and drop-folder path stay with the task: a drop folder finds its file's task by it)
     for (const k of ['fileName', 'dropFile'] as const) if (typeof t.stats[k] === 'string') Object.assign(stats, { [k]: t.stats[k] });
+    // (and how often recover() restarted it)
+    if (typeof t.stats.restarts === 'number') Object.assign(stats, { restarts: t.stats.restarts });
     const seen = new Set<number>();
     let ok = false;
     try {
@@ -316,7 +357,10 @@ export class ExtractService {
       ok = finished.length > 0;
     } catch (err) {
       if (err instanceof Cancelled) {
-        await this.db.update(sourceExtractTasks).set({ stats }).where(eq(sourceExtractTasks.id, t.id));
+        await this.db
+          .update(sourceExtractTasks)
+          .set({ stats })
+          .where(and(eq(sourceExtractTasks.id, t.id), eq(sourceExtractTasks.status, TASK_STATUS.cancelled)));
         return;
       }
       // the hospital's own answer is the user's to read; our own failure (a database or program error) is the log's
@@ -326,7 +370,7 @@ export class ExtractService {
       await this.db
         .update(sourceExtractTasks)
         .set({ status: TASK_STATUS.failed, stats, finishedAt: new Date(), errorCode: key, errorDetail: JSON.stringify(params).slice(0, 1000) })
-        .where(eq(sourceExtractTasks.id, t.id));
+        .where(and(eq(sourceExtractTasks.id, t.id), eq(sourceExtractTasks.status, TASK_STATUS.running)));
       if (t.progressItemId) {
         const msg = translator(data.language)(key, params);
         await this.db
@@ -336,6 +380,7 @@ export class ExtractService {
       }
       throw err;
     } finally {
+      clearInterval(heartbeat);
       if (data.file && data.dropFile) await settleDropFile(data.file, ok).catch((e: unknown) => console.error(`[sources] drop file of task ${t.id}:`, (e as Error).message));
       else if (data.file) fs.rm(data.file, { force: true }, () => undefined);
     }
@@ -375,7 +420,7 @@ export class ExtractService {
     const tick = async () => {
       done++;
       await job.report(done, total, 'units');
-      if ((await this.status(t.id)) === TASK_STATUS.cancelled) throw new Cancelled();
+      if ((await this.status(t.id)) !== TASK_STATUS.running) throw new Cancelled();
     };
     await job.report(0, total, 'units');
     for (const c of conns) {
@@ -409,7 +454,7 @@ export class ExtractService {
                 for (const sk of out.skipped) stats.skipped[sk.reason] = (stats.skipped[sk.reason] ?? 0) + 1;
               }
               await this.store(c, t.id, [], records, stats, seen);
-              if ((await this.status(t.id)) === TASK_STATUS.cancelled) throw new Cancelled();
+              if ((await this.status(t.id)) !== TASK_STATUS.running) throw new Cancelled();
             });
           }
           await tick();
@@ -488,6 +533,93 @@ export class ExtractService {
   private async connSite(id: number): Promise<number | undefined> {
     const [c] = await this.db.select({ siteId: sourceConnections.siteId }).from(sourceConnections).where(eq(sourceConnections.id, id));
     return c?.siteId;
+  }
+
+  // ── recovery ──
+  /**
+   * Finds the tasks that nobody runs and starts them again (workers call it at start and every minute; several
+   * workers at once claim each task with one conditional update, so a task is restarted once):
+   * - running, but the heartbeat is older than STALE_MS: its process died (kill -9, power loss). Extraction is
+   *   idempotent (nothing is stored twice), so it is queued again under a new job, at most MAX_RESTARTS times; then
+   *   it fails with 'interrupted' for a user to retry. Its old progress item says it was interrupted.
+   * - queued for longer than UNQUEUED_MS with no job (the process stopped between the task's commit and the job's),
+   *   or whose job pg-boss no longer runs (completed, failed, cancelled or gone).
+   * A file task is restarted only while its file is still there; otherwise it fails.
+   * Returns how many tasks were restarted and failed.
+   */
+  async recover(now: Date = new Date()): Promise<{ restarted: number; failed: number }> {
+    const staleBefore = new Date(now.getTime() - STALE_MS);
+    const unqueuedBefore = new Date(now.getTime() - UNQUEUED_MS);
+    const candidates = await this.db
+      .select()
+      .from(sourceExtractTasks)
+      .where(
+        or(
+          and(eq(sourceExtractTasks.status, TASK_STATUS.running), sql`coalesce(${sourceExtractTasks.heartbeatAt}, ${sourceExtractTasks.startedAt}, ${sourceExtractTasks.createdAt}) < ${staleBefore}`),
+          and(eq(sourceExtractTasks.status, TASK_STATUS.queued), sql`${sourceExtractTasks.createdAt} < ${unqueuedBefore}`),
+        ),
+      )
+      .limit(500);
+    let restarted = 0;
+    let failed = 0;
+    for (const t of candidates) {
+      const jobName = t.trigger === 'file' ? FILE_JOB : EXTRACT_JOB;
+      const info = t.jobId ? await this.jobs.jobInfo<ExtractJobData>(jobName, t.jobId) : null;
+      // a queued task whose job is still waiting or running is fine
+      if (t.status === TASK_STATUS.queued && info && ['created', 'retry', 'active'].includes(info.state)) continue;
+      const restarts = typeof t.stats.restarts === 'number' ? t.stats.restarts : 0;
+      const data: ExtractJobData = info?.data ?? { taskId: t.id, language: 'zh_CN', ...(t.trigger === 'auto' && t.dateTo ? { prefillDay: t.dateTo } : {}) };
+      const fileGone = t.trigger === 'file' && !(data.file && fs.existsSync(data.file));
+      const give = restarts >= MAX_RESTARTS || fileGone;
+      // the claim: the same status and job as read, so a second worker (or the task's own worker, alive after all)
+      // that changed the task meanwhile wins
+      const newJobId = randomUUID();
+      const claimed = await this.db.transaction(async (tx) => {
+        const rows = await tx
+          .update(sourceExtractTasks)
+          .set(
+            give
+              ? { status: TASK_STATUS.failed, finishedAt: now, errorCode: 'source.error.interrupted', errorDetail: JSON.stringify({ count: restarts + 1 }) }
+              : { status: TASK_STATUS.queued, jobId: newJobId, startedAt: null, heartbeatAt: null, stats: sql`${sourceExtractTasks.stats} || ${JSON.stringify({ restarts: restarts + 1 })}::jsonb` },
+          )
+          .where(
+            and(
+              eq(sourceExtractTasks.id, t.id),
+              eq(sourceExtractTasks.status, t.status),
+              t.jobId ? eq(sourceExtractTasks.jobId, t.jobId) : isNull(sourceExtractTasks.jobId),
+              t.status === TASK_STATUS.running ? sql`coalesce(${sourceExtractTasks.heartbeatAt}, ${sourceExtractTasks.startedAt}, ${sourceExtractTasks.createdAt}) < ${staleBefore}` : undefined,
+            ),
+          )
+          .returning({ id: sourceExtractTasks.id });
+        if (rows.length)
+          await recordAudit(tx, { userId: null, userName: 'system', requestId: null, ip: null, env: t.env }, [
+            { action: give ? 'source.extract.interrupted' : 'source.extract.restart', entity: 'sourceExtractTask', entityId: t.id, projectId: t.projectId, siteId: t.siteId, subjectId: t.subjectId, newValue: { restarts: restarts + 1 } },
+          ]);
+        return rows;
+      });
+      if (!claimed.length) continue;
+      if (t.jobId && info && ['created', 'retry', 'active'].includes(info.state)) await this.jobs.cancel(jobName, t.jobId).catch(() => undefined);
+      const lang = data.language;
+      if (t.progressItemId) {
+        const note = translator(lang)(give ? 'source.error.interrupted' : 'source.error.restarted', { count: restarts + 1 });
+        await this.db
+          .update(progressItems)
+          .set({ status: PROGRESS_STATUS.error, displayInformation: sql`left(${progressItems.displayInformation} || ' — ' || ${note}, 500)`, updatedAt: now })
+          .where(eq(progressItems.id, t.progressItemId));
+      }
+      if (give) {
+        failed++;
+        continue;
+      }
+      const [s] = t.subjectId ? await this.db.select({ ptsNo: subjects.ptsNo }).from(subjects).where(eq(subjects.id, t.subjectId)) : [];
+      const display =
+        t.trigger === 'file'
+          ? translator(lang)('source.progress.file', { name: data.fileName ?? '' })
+          : translator(lang)('source.progress.manual', { ptsNo: s?.ptsNo ?? '' });
+      await this.enqueue({ ...t, status: TASK_STATUS.queued }, t.createdBy, lang, display, s?.ptsNo ?? null, data, newJobId);
+      restarted++;
+    }
+    return { restarted, failed };
   }
 
   // ── automatic extraction ──
