@@ -174,13 +174,19 @@ test.describe('login variants and login types', () => {
   test('Center Application is a PRO-only module: switching to UAT hides it', async ({ page }) => {
     await uiLogin(page, 'admin', 'main', 1);
     await expect(page.getByTestId('module-tab-9')).toBeVisible();
+    // a switch on the overview reloads the page: wait for that load, or the next click lands on the page going away
+    let reloaded = page.waitForEvent('load');
     await page.getByTestId('env-switch').click();
     await page.getByTestId('env-UAT').click();
+    await reloaded;
     await expect(page.getByTestId('current-env')).toHaveText('UAT');
     await expect(page.getByTestId('module-tab-9')).toHaveCount(0);
     await expect(page.getByTestId('module-tab-2')).toBeVisible();
+    reloaded = page.waitForEvent('load');
     await page.getByTestId('env-switch').click();
     await page.getByTestId('env-PRO').click();
+    await reloaded;
+    await expect(page.getByTestId('current-env')).toHaveText('PRO');
     await expect(page.getByTestId('module-tab-9')).toBeVisible();
   });
 });
