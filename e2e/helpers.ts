@@ -84,6 +84,9 @@ export async function uiLogin(
 export async function setLanguage(page: Page, lang: 'zh_CN' | 'en_US'): Promise<void> {
   await page.getByTestId('language-switch').click();
   await page.getByTestId(`lang-${lang}`).click();
+  // in the shell the choice is a dropdown that closes with an animation: wait until no dropdown is open, so that a
+  // read of the page that follows does not find both languages' names in it (the login page's toggle has none)
+  await expect(page.locator('.ant-dropdown:not(.ant-dropdown-hidden)')).toHaveCount(0);
 }
 
 export async function enterDemoProject(page: Page): Promise<void> {
