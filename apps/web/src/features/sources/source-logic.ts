@@ -4,6 +4,7 @@
  * timeline, and the connection form ↔ the save contract (secrets are write-only).
  */
 import {
+  FHIR_SEARCH_TYPES,
   SOURCE_DOC_TYPES,
   TASK_STATUS,
   type ConnectionKind,
@@ -137,17 +138,7 @@ export function defaultConfig(kind: ConnectionKind): Record<string, unknown> {
         pageLimit: 200,
         pageSize: 100,
         identifierSystems: [],
-        resourceTypes: [
-          'Observation',
-          'Condition',
-          'MedicationRequest',
-          'MedicationStatement',
-          'Procedure',
-          'DiagnosticReport',
-          'Encounter',
-          'AllergyIntolerance',
-          'Immunization',
-        ],
+        resourceTypes: [...FHIR_SEARCH_TYPES],
       };
     case 'fhir_file':
       return { identifierSystems: [] };

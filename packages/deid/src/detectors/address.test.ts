@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { detectAddresses } from './address.js';
+import { ctx, texts } from './test-context.js';
+
+describe('addresses', () => {
+  it('finds Chinese addresses from province to room', () => {
+    expect(texts(detectAddresses(ctx('家庭住址：北京市朝阳区建国路88号院3号楼2单元501室')))).toEqual(['北京市朝阳区建国路88号院3号楼2单元501室']);
+    expect(texts(detectAddresses(ctx('患者家住浙江省杭州市西湖区文三路478号，近来')))).toEqual(['浙江省杭州市西湖区文三路478号']);
+    expect(texts(detectAddresses(ctx('现住址：河南省周口市郸城县李楼乡张庄村三组')))).toEqual(['河南省周口市郸城县李楼乡张庄村三组']);
+  });
+
+  it('finds English street addresses with unit and city line', () => {
+    expect(texts(detectAddresses(ctx('Lives at 1755 Nelson Mandela Drive, Apt. 5, Springfield, IL 62704.')))).toContain(
+      '1755 Nelson Mandela Drive, Apt. 5, Springfield, IL 62704',
+    );
+    expect(texts(detectAddresses(ctx('ship to 230 Wit Rd please')))).toEqual(['230 Wit Rd']);
+  });
+
+  it('leaves anatomy, wards and lab lines alone', () => {
+    for (const t of ['肝区叩痛阴性，右上肺区可闻及湿啰音', '心内科3病区12床', '血红蛋白 138 g/L 参考范围 130-175', 'Given 2 Tablets by mouth', 'Room air, 98% SpO2', 'IP address 58.74.121.78 blocked', 'email address: none'])
+      expect(detectAddresses(ctx(t)), t).toEqual([]);
+  });
+});

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { detectHospitals } from './hospital.js';
+import { ctx, texts } from './test-context.js';
+
+describe('hospital names', () => {
+  it('finds Chinese hospital names without the words before them', () => {
+    expect(texts(detectHospitals(ctx('患者于上海交通大学医学院附属瑞金医院就诊')))).toEqual(['上海交通大学医学院附属瑞金医院']);
+    expect(texts(detectHospitals(ctx('北京协和医院检验科')))).toEqual(['北京协和医院']);
+    expect(texts(detectHospitals(ctx('转至郸城县人民医院')))).toEqual(['郸城县人民医院']);
+  });
+
+  it('finds English hospital names', () => {
+    expect(texts(detectHospitals(ctx("Discharged from St. Mary's Hospital to home.")))).toEqual(["St. Mary's Hospital"]);
+    expect(texts(detectHospitals(ctx('Transferred to Massachusetts General Hospital.')))).toEqual(['Massachusetts General Hospital']);
+  });
+
+  it('leaves generic words alone', () => {
+    for (const t of ['出院后至医院复查', '我院检验中心', 'Hospital course: uneventful.', 'returned to the clinic']) expect(detectHospitals(ctx(t)), t).toEqual([]);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { detectEnglishNames } from './names-en.js';
+import { ctx } from './test-context.js';
+
+describe('English person names', () => {
+  it('finds names after labels and titles', () => {
+    const spans = detectEnglishNames(ctx('Patient Name: John A. Smith\nSigned by: Mary-Jane O\'Brien\nPhysician: Robert Lee'));
+    expect(spans.map((s) => [s.kind, s.text])).toEqual(
+      expect.arrayContaining([
+        ['personName', 'John A. Smith'],
+        ['personName', "Mary-Jane O'Brien"],
+        ['doctor', 'Robert Lee'],
+      ]),
+    );
+  });
+
+  it('finds doctors by Dr. and by degree, and people by NLP', () => {
+    const spans = detectEnglishNames(ctx('Seen by Dr. Emily Chen. Jennifer Lopez, MD reviewed. Hello, my name is David Johnson and I live in Maine.'));
+    expect(spans.map((s) => [s.kind, s.text])).toEqual(
+      expect.arrayContaining([['doctor', 'Emily Chen'], ['doctor', 'Jennifer Lopez'], ['personName', 'David Johnson']]),
+    );
+  });
+
+  it('leaves drugs, tests and diagnoses alone', () => {
+    for (const t of [
+      'Metformin 500 mg PO bid; Lisinopril 10 mg daily; Aspirin 81 mg.',
+      'Hemoglobin 13.1 g/dL, WBC 14.2 x10^9/L, PT 12.5 s, INR 1.1.',
+      'Diagnosis: Parkinson disease, Hodgkin lymphoma, Graves disease (ICD-10 E05.0).',
+      'Patient Information: see below. Patient was admitted with chest pain.',
+      'Drug Name: Warfarin',
+    ])
+      expect(detectEnglishNames(ctx(t)), t).toEqual([]);
+  });
+});
