@@ -257,7 +257,7 @@ function zoneAheadMs(timeZone: string, t: number): number {
   }
   const n: Record<string, number> = {};
   for (const p of f.formatToParts(new Date(t))) if (p.type !== 'literal') n[p.type] = Number(p.value);
-  const wall = Date.UTC(n.year!, n.month! - 1, n.day!, n.hour!, n.minute!, n.second!);
+  const wall = Date.UTC(n.year ?? 0, (n.month ?? 1) - 1, n.day ?? 1, n.hour ?? 0, n.minute ?? 0, n.second ?? 0);
   return wall - Math.floor(t / 1000) * 1000;
 }
 

@@ -180,8 +180,8 @@ export class JobRunner {
   }
 
   /** A queued job's state and own data (the envelope's data), also from the archive; null when pg-boss has no such job. */
-  async jobInfo<T>(name: string, id: string): Promise<{ state: string; data: T } | null> {
-    const job = await this.boss?.getJobById<Envelope<T>>(name, id, { includeArchive: true });
+  async jobInfo(name: string, id: string): Promise<{ state: string; data: unknown } | null> {
+    const job = await this.boss?.getJobById<Envelope<unknown>>(name, id, { includeArchive: true });
     return job ? { state: job.state, data: job.data.data } : null;
   }
 

@@ -564,11 +564,11 @@ export class ExtractService {
     let failed = 0;
     for (const t of candidates) {
       const jobName = t.trigger === 'file' ? FILE_JOB : EXTRACT_JOB;
-      const info = t.jobId ? await this.jobs.jobInfo<ExtractJobData>(jobName, t.jobId) : null;
+      const info = t.jobId ? await this.jobs.jobInfo(jobName, t.jobId) : null;
       // a queued task whose job is still waiting or running is fine
       if (t.status === TASK_STATUS.queued && info && ['created', 'retry', 'active'].includes(info.state)) continue;
       const restarts = typeof t.stats.restarts === 'number' ? t.stats.restarts : 0;
-      const data: ExtractJobData = info?.data ?? { taskId: t.id, language: 'zh_CN', ...(t.trigger === 'auto' && t.dateTo ? { prefillDay: t.dateTo } : {}) };
+      const data: ExtractJobData = (info?.data as ExtractJobData | undefined) ?? { taskId: t.id, language: 'zh_CN', ...(t.trigger === 'auto' && t.dateTo ? { prefillDay: t.dateTo } : {}) };
       const fileGone = t.trigger === 'file' && !(data.file && fs.existsSync(data.file));
       const give = restarts >= MAX_RESTARTS || fileGone;
       // the claim: the same status and job as read, so a second worker (or the task's own worker, alive after all)
