@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectionView } from '@esource/shared';
-import { compact, docTypeKey, formatValue, formToSave, groupByDate, hl7Segments, prettyRaw, secretKind, taskStatusKey, viewToForm } from './source-logic';
+import { compact, docTypeKey, formatValue, formToSave, groupByDate, hl7Segments, prettyRaw, roundedText, secretKind, taskStatusKey, viewToForm } from './source-logic';
 
 const view: ConnectionView = {
   id: 7,
@@ -20,6 +20,16 @@ const view: ConnectionView = {
 };
 
 describe('source records', () => {
+  it('rounds stored numbers in change lists like other lists, leaving text alone', () => {
+    expect(roundedText('13.760201103478497')).toBe('13.7602');
+    expect(roundedText('-0.00004')).toBe('0');
+    expect(roundedText('1e-7')).toBe('0');
+    expect(roundedText('140')).toBe('140');
+    expect(roundedText('positive')).toBe('positive');
+    expect(roundedText('12-16')).toBe('12-16');
+    expect(roundedText(null)).toBeNull();
+  });
+
   it('names the 8 document types in spec order and nothing else', () => {
     expect(docTypeKey(1)).toBe('courseRecord');
     expect(docTypeKey(3)).toBe('test');

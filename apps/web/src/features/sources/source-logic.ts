@@ -63,6 +63,12 @@ export function formatValue(
   return r.unit && r.valueNum !== null ? `${v} ${r.unit}` : v;
 }
 
+/** A stored value as text: a number rounds to 4 decimals like formatValue ("13.760201103478497" → "13.7602"); other text stays. */
+export function roundedText(v: string | null): string | null {
+  if (v === null || v.trim() === '' || !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(v.trim())) return v;
+  return String(Math.round(Number(v) * 1e4) / 1e4);
+}
+
 /** The raw payload as it came, readable: JSON pretty-printed (unchanged when it does not parse). */
 export function prettyRaw(format: 'fhir' | 'hl7v2' | 'sql', raw: string): string {
   if (format === 'hl7v2') return hl7Segments(raw).join('\n');

@@ -14,6 +14,7 @@ import { mySitesQuery } from '../../subjects';
 import { changeReportQuery, extractReportQuery, sourcesApi, type ReportFilters } from '../api/sources-api';
 import { DocTypeTag } from './source-tags';
 import { fmtTime, useTaskColumns } from './task-table';
+import { roundedText } from '../source-logic';
 
 function useScope() {
   const env = useSession((s) => s.env);
@@ -162,14 +163,17 @@ export function ExtractReport() {
 
 const CHANGE_FIELDS = ['value', 'unit', 'effective', 'content'] as const;
 
+/** old → new; numbers read rounded like the other lists (the exact value as stored is the tooltip and the export's) */
 function oldNew(o: string | null, n: string | null) {
   return (
     <span className="source-kv">
-      <Typography.Text delete type="secondary">
-        {o ?? '—'}
+      <Typography.Text delete type="secondary" title={o ?? undefined}>
+        {roundedText(o) ?? '—'}
       </Typography.Text>
       {' → '}
-      <Typography.Text strong>{n ?? '—'}</Typography.Text>
+      <Typography.Text strong title={n ?? undefined}>
+        {roundedText(n) ?? '—'}
+      </Typography.Text>
     </span>
   );
 }
