@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectionView } from '@esource/shared';
-import { compact, docTypeKey, formatValue, formToSave, groupByDate, hl7Segments, prettyRaw, roundedText, secretKind, taskStatusKey, viewToForm } from './source-logic';
+import {
+  compact,
+  docTypeKey,
+  formatValue,
+  formToSave,
+  groupByDate,
+  hl7Segments,
+  prettyRaw,
+  roundedText,
+  secretKind,
+  taskStatusKey,
+  viewToForm,
+} from './source-logic';
 
 const view: ConnectionView = {
   id: 7,
@@ -41,7 +53,9 @@ describe('source records', () => {
     expect(formatValue({ valueNum: 7.2, valueText: null, unit: 'mmol/L' })).toBe('7.2 mmol/L');
     expect(formatValue({ valueNum: 0, valueText: null, unit: null })).toBe('0');
     expect(formatValue({ valueNum: 6.189225910820364, valueText: null, unit: '%' })).toBe('6.1892 %');
-    expect(formatValue({ valueNum: 6.189225910820364, valueText: null, unit: '%' }, true)).toBe('6.189225910820364 %');
+    expect(formatValue({ valueNum: 6.189225910820364, valueText: null, unit: '%' }, true)).toBe(
+      '6.189225910820364 %',
+    );
     expect(formatValue({ valueNum: null, valueText: 'positive', unit: 'mg' })).toBe('positive');
     expect(formatValue({ valueNum: null, valueText: null, unit: 'mg' })).toBe('—');
   });
@@ -50,7 +64,11 @@ describe('source records', () => {
       '{\n  "resourceType": "Observation",\n  "id": "1"\n}',
     );
     expect(prettyRaw('sql', 'not json')).toBe('not json');
-    expect(hl7Segments('MSH|^~\\&|LIS\rPID|1||123\r\nOBX|1|NM|\n\n')).toEqual(['MSH|^~\\&|LIS', 'PID|1||123', 'OBX|1|NM|']);
+    expect(hl7Segments('MSH|^~\\&|LIS\rPID|1||123\r\nOBX|1|NM|\n\n')).toEqual([
+      'MSH|^~\\&|LIS',
+      'PID|1||123',
+      'OBX|1|NM|',
+    ]);
     expect(prettyRaw('hl7v2', 'MSH|a\rOBX|b')).toBe('MSH|a\nOBX|b');
   });
   it('groups sorted records by day without reordering them', () => {
@@ -90,12 +108,22 @@ describe('connection form', () => {
   });
   it('sends a typed secret, and clears the stored one when the auth no longer takes one', () => {
     expect(formToSave({ ...viewToForm(view), secret: 'tok-1' }, view).secret).toBe('tok-1');
-    const none = formToSave({ ...viewToForm(view), config: { ...view.config, auth: 'none' }, secret: 'stale' }, view);
+    const none = formToSave(
+      { ...viewToForm(view), config: { ...view.config, auth: 'none' }, secret: 'stale' },
+      view,
+    );
     expect(none).not.toHaveProperty('secret');
     expect(none.clearSecret).toBe(true);
   });
   it('drops empty optional fields so that the server defaults apply', () => {
-    expect(compact({ baseUrl: ' http://x ', scope: '', keyId: null, identifierSystems: [{ system: 's', type: 'idCard' }] })).toEqual({
+    expect(
+      compact({
+        baseUrl: ' http://x ',
+        scope: '',
+        keyId: null,
+        identifierSystems: [{ system: 's', type: 'idCard' }],
+      }),
+    ).toEqual({
       baseUrl: 'http://x',
       identifierSystems: [{ system: 's', type: 'idCard' }],
     });

@@ -6,7 +6,14 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
-import { LIMITS, SOURCE_DOC_TYPES, TASK_STATUS, TASK_TRIGGERS, type ChangeRow, type TaskView } from '@esource/shared';
+import {
+  LIMITS,
+  SOURCE_DOC_TYPES,
+  TASK_STATUS,
+  TASK_TRIGGERS,
+  type ChangeRow,
+  type TaskView,
+} from '@esource/shared';
 import { PagedTable } from '../../../components/paged-table';
 import { saveBlob } from '../../../lib/download';
 import { usePms, useSession } from '../../session';
@@ -206,10 +213,16 @@ export function ChangeReport({ kind }: { kind: 'sync' | 'data' }) {
       key: 'subject',
       width: 130,
       ellipsis: true,
-      render: (_: unknown, c) => (c.ptsId ? <Link to={`/project/sourceData?ptsId=${c.ptsId}`}>{c.ptsNo ?? c.ptsId}</Link> : '—'),
+      render: (_: unknown, c) =>
+        c.ptsId ? <Link to={`/project/sourceData?ptsId=${c.ptsId}`}>{c.ptsNo ?? c.ptsId}</Link> : '—',
     },
     { title: t('col.site'), dataIndex: 'siteName', width: 160, ellipsis: true },
-    { title: t('col.docType'), dataIndex: 'docType', width: 120, render: (d: number) => <DocTypeTag docType={d} /> },
+    {
+      title: t('col.docType'),
+      dataIndex: 'docType',
+      width: 120,
+      render: (d: number) => <DocTypeTag docType={d} />,
+    },
     {
       title: t('col.display'),
       key: 'display',
@@ -259,7 +272,8 @@ export function ChangeReport({ kind }: { kind: 'sync' | 'data' }) {
       title: t('task.id'),
       dataIndex: 'taskId',
       width: 90,
-      render: (id: number | null) => (id ? <Link to={`/project/gatherData/detail?taskId=${id}`}>#{id}</Link> : '—'),
+      render: (id: number | null) =>
+        id ? <Link to={`/project/gatherData/detail?taskId=${id}`}>#{id}</Link> : '—',
     },
   ];
   return (
@@ -269,7 +283,12 @@ export function ChangeReport({ kind }: { kind: 'sync' | 'data' }) {
         onRefresh={() => void q.refetch()}
         extra={
           kind === 'data' && has('report:data-change:export') ? (
-            <Button icon={<DownloadOutlined />} loading={exporting} onClick={() => void doExport()} data-testid="data-change-export">
+            <Button
+              icon={<DownloadOutlined />}
+              loading={exporting}
+              onClick={() => void doExport()}
+              data-testid="data-change-export"
+            >
               {t('report.export')}
             </Button>
           ) : null
