@@ -2,6 +2,9 @@ import { expect, test } from '@playwright/test';
 import { apiLogin, openLoggedIn, setLanguage, shootBoth } from './helpers';
 
 test('the message centre lists, opens, filters and marks messages read; the badge follows', async ({ page, request }) => {
+  // a long walk (two logins, filters, both languages, screenshots at two sizes): 25 s on a quiet machine, over 60 s
+  // when the two cores are shared
+  test.setTimeout(180_000);
   const admin = await apiLogin(request, 'admin', 1, 'main');
   const pi = await apiLogin(request, 'pi', 3, 'site');
   const stamp = Date.now();
