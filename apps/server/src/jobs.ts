@@ -5,6 +5,8 @@ import { registerSelfTestJob } from './modules/jobs/self-test.job';
 import type { Database } from './db/client';
 import { registerExtractJobs } from './modules/sources/extract.service';
 import { registerPrefillJobs } from './modules/prefill/prefill-schedule.job';
+import { registerDocumentJobs } from './modules/documents/deid.job';
+import { fileStoreOf } from './modules/documents/file-store';
 
 export function registerJobs(jobs: JobRunner, config: Config, database?: Database): void {
   registerSelfTestJob(jobs, config);
@@ -12,4 +14,6 @@ export function registerJobs(jobs: JobRunner, config: Config, database?: Databas
   if (database) registerExtractJobs(jobs, database);
   // scheduled automatic pre-fill (inject, entry mode 6)
   if (database) registerPrefillJobs(jobs, database);
+  // automatic de-identification of uploaded source documents (issue 12)
+  if (database) registerDocumentJobs(jobs, database, fileStoreOf(config));
 }

@@ -24,6 +24,7 @@ import { userRoutes } from './modules/users/users.routes';
 import { hl7Routes } from './modules/hl7/hl7.routes';
 import { sourceRoutes } from './modules/sources/sources.routes';
 import { prefillRoutes } from './modules/prefill/prefill.routes';
+import { documentRoutes } from './modules/documents/documents.routes';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -50,5 +51,6 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...hl7Routes(deps),
     ...sourceRoutes(deps),
     ...prefillRoutes(deps),
+    ...documentRoutes(deps),
   ];
 }

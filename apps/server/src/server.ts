@@ -16,6 +16,8 @@ import { auditAnchorFilePath, writeCheckpoint } from './modules/audit/audit-anch
 import { pruneLoginThrottle } from './modules/auth/auth.repo';
 import { resolveSourceSecretKey } from './modules/sources/secret-box';
 import { ExtractService } from './modules/sources/extract.service';
+import { DeidJob } from './modules/documents/deid.job';
+import { fileStoreOf } from './modules/documents/file-store';
 import { DropFolderPoller, dropRoot } from './modules/sources/drop-folder';
 import { startHl7Listener } from './modules/hl7/hl7-runtime';
 import type { MllpListener } from './modules/hl7/mllp-listener';
@@ -123,6 +125,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const recoverTimer = config.role !== 'api' ? setInterval(() => void recoverTasks(), 60_000) : null;
   recoverTimer?.unref();
   if (config.role !== 'api') void recoverTasks();
+  // Workers queue again source files whose de-identification job is gone or whose worker died (DeidJob.recover).
+  const deidJob = new DeidJob(database, jobs, fileStoreOf(config));
+  const recoverFiles = () => deidJob.recover().catch((err: unknown) => console.error('[documents] recovery failed:', (err as Error).message));
+  const recoverFilesTimer = config.role !== 'api' ? setInterval(() => void recoverFiles(), 60_000) : null;
+  recoverFilesTimer?.unref();
+  if (config.role !== 'api') void recoverFiles();
   // Workers poll the drop folders of 'fhir_file' connections (only under SOURCE_DROP_ROOT; drop-folder.ts).
   const dropPoller = new DropFolderPoller(database, extractSvc);
   const dropTimer =
@@ -160,6 +168,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       if (pruneTimer) clearInterval(pruneTimer);
       if (autoTimer) clearInterval(autoTimer);
       if (recoverTimer) clearInterval(recoverTimer);
+      if (recoverFilesTimer) clearInterval(recoverFilesTimer);
       if (dropTimer) clearInterval(dropTimer);
       await app?.close();
       await jobs.stop();

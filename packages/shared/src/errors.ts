@@ -60,6 +60,21 @@ export const ERROR_STATUS = {
   /** the hospital system failed (timeout, HTTP error with its OperationOutcome, malformed JSON …) */
   SOURCE_FETCH: 502,
   SOURCE_FILE_FORMAT: 400,
+  /** an uploaded source document refused by its content (type, empty, truncated, pixel bomb, encrypted, pages) */
+  DOCUMENT_FILE_INVALID: 400,
+  /** an image over 2 MB or a PDF over 50 MB (spec §9) */
+  DOCUMENT_FILE_TOO_LARGE: 400,
+  /** more than 20 images in one upload (spec §9) */
+  DOCUMENT_TOO_MANY_IMAGES: 400,
+  /** more than 200 files for one subject (spec §8, §9) */
+  DOCUMENT_TOO_MANY_FILES: 400,
+  DOCUMENT_NO_FILE: 400,
+  /** a file of the subject is still in automatic de-identification (spec §8) */
+  DOCUMENT_UPLOAD_BUSY: 409,
+  /** a status change the transition table does not allow */
+  DOCUMENT_TRANSITION: 409,
+  /** the de-identified copy does not exist (yet) */
+  DOCUMENT_NOT_READY: 409,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

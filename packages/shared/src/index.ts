@@ -25,4 +25,5 @@ export * from './visit-label';
 export * from './mapping.schema';
 export * from './prefill.schema';
 export * from './sources.schema';
+export * from './documents.schema';
 export * from './hl7.schema';

@@ -1043,3 +1043,55 @@ export const prefillSchedules = pgTable(
   },
   (t) => [uniqueIndex('prefill_schedules_project').on(t.projectId, t.env)],
 );
+
+/**
+ * A source document (issue 12): an uploaded image or PDF of a subject, stored by content hash (FileStore), with its
+ * automatically de-identified copy. Status: SOURCE_FILE_STATUS (0 automatic de-identification running, 1 waiting
+ * submit, 2 waiting audit, 3 passed, -1 audit failed, -2 de-identification failed with error_code/error_detail);
+ * user changes follow SOURCE_FILE_TRANSITIONS (packages/shared). `boxes` are the proposed redaction boxes (kind and
+ * reason each), `ocr` the text read per region.
+ */
+export const sourceFiles = pgTable(
+  'source_files',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    visitId: integer('visit_id').references(() => visits.id),
+    docType: smallint('doc_type').notNull(),
+    fileName: varchar('file_name', { length: 255 }).notNull(),
+    kind: varchar('kind', { length: 5 }).$type<'image' | 'pdf'>().notNull(),
+    size: integer('size').notNull(),
+    pages: integer('pages').notNull().default(1),
+    /** sha256 hex of the original (FileStore key) */
+    originalKey: varchar('original_key', { length: 64 }).notNull(),
+    /** sha256 hex of the de-identified copy, once made */
+    redactedKey: varchar('redacted_key', { length: 64 }),
+    status: smallint('status').notNull().default(0),
+    /** the audit-failed reason */
+    reason: varchar('reason', { length: 500 }),
+    errorCode: varchar('error_code', { length: 60 }),
+    errorDetail: varchar('error_detail', { length: 1000 }),
+    boxes: jsonb('boxes').$type<{ page: number; x: number; y: number; width: number; height: number; kind: string; reason: string }[]>().notNull().default([]),
+    ocr: jsonb('ocr').$type<{ page: number; text: string; x: number; y: number; width: number; height: number }[]>().notNull().default([]),
+    jobId: varchar('job_id', { length: 64 }),
+    progressItemId: integer('progress_item_id'),
+    /** beaten while a worker de-identifies the file; an old one means its process died (DocumentsJob.recover) */
+    heartbeatAt: ts('heartbeat_at'),
+    restarts: integer('restarts').notNull().default(0),
+    version: integer('version').notNull().default(1),
+    createdBy: integer('created_by').references(() => users.id),
+    updatedBy: integer('updated_by').references(() => users.id),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [index('source_files_subject').on(t.subjectId, t.status), index('source_files_scope').on(t.projectId, t.env, t.siteId)],
+);

@@ -1,0 +1,130 @@
+/** Routes of source documents (issue 12, first server step): upload, list, read, document types, status workflow. */
+import path from 'node:path';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  LIMITS,
+  SOURCE_DOC_TYPES,
+  sourceFileListRequest,
+  sourceFilePage,
+  sourceFileReadRequest,
+  sourceFileStatusRequest,
+  sourceFileType,
+  sourceFileUploadFields,
+  sourceFileUploadResult,
+  sourceFileView,
+  sourceFileWithdrawRequest,
+  type Language,
+} from '@esource/shared';
+import { defineRoute, type RouteSpec } from '../../lib/route';
+import type { AppDeps } from '../../app-deps';
+import { AppError } from '../../lib/errors';
+import { translator } from '../../lib/i18n';
+import { parseInput } from '../../lib/validate';
+import { contentDisposition } from '../../lib/excel';
+import { DocumentsService } from './documents.service';
+import { DeidJob } from './deid.job';
+import { fileStoreOf } from './file-store';
+import { checkFile, tooLarge, type CheckedFile } from './upload-check';
+
+const READ = { permission: { anyOf: ['source:file:query'] }, scope: 'project' } as const;
+const UPLOAD = { permission: { anyOf: ['source:file:upload'] }, scope: 'project' } as const;
+
+/**
+ * The multipart request's fields and files, each file checked by its content; the first bad file refuses the whole
+ * request before anything is stored. Files are read into memory: the server's body limit (a PDF of 50 MB plus the rest)
+ * bounds a request.
+ */
+async function readUpload(req: FastifyRequest, lang: Language): Promise<{ fields: Record<string, string>; files: CheckedFile[] }> {
+  if (!req.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: req.headers['content-type'] ?? '' });
+  const fields: Record<string, string> = {};
+  const raw: { name: string; bytes: Buffer }[] = [];
+  for await (const part of req.parts({ limits: { fileSize: LIMITS.pdfMaxBytes, files: LIMITS.fileCountMax } })) {
+    if (part.type === 'file') {
+      const name = part.filename || part.fieldname;
+      let bytes: Buffer;
+      try {
+        bytes = await part.toBuffer();
+      } catch (err) {
+        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(lang, name, true);
+        throw err;
+      }
+      raw.push({ name, bytes });
+    } else {
+      fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+    }
+  }
+  const files: CheckedFile[] = [];
+  for (const f of raw) files.push(await checkFile(lang, f.name, f.bytes));
+  return { fields, files };
+}
+
+export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[] {
+  const store = fileStoreOf(config);
+  const svc = new DocumentsService(database.db, store, new DeidJob(database, jobs, store));
+  const tags = ['documents'];
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/source/file/type/list',
+      guard: READ,
+      summary: 'The 8 source document types (spec §3), translated',
+      tags,
+      response: z.array(sourceFileType),
+      handler: ({ ctx }) => {
+        const t = translator(ctx.language);
+        return Promise.resolve(SOURCE_DOC_TYPES.map((code, i) => ({ value: i + 1, code, label: t(`source.docType.${i + 1}`) })));
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/source/file/uploadImgNew',
+      guard: UPLOAD,
+      summary: "Upload a subject's source documents (multipart: ptsId, visitId?, docType, files): checked by content, all or nothing, then de-identified by a job per file",
+      tags,
+      bodyType: 'multipart',
+      response: sourceFileUploadResult,
+      handler: async ({ ctx, req }) => {
+        const { fields, files } = await readUpload(req, ctx.language);
+        const input = parseInput(sourceFileUploadFields, fields, ctx.language, 'body');
+        return { files: await svc.upload(ctx, input, files) };
+      },
+    }),
+    defineRoute({ method: 'POST', url: '/source/file/list', guard: READ, summary: "A subject's source files, newest first (filter by status, document type)", tags, body: sourceFileListRequest, response: sourceFilePage, handler: ({ ctx, body }) => svc.list(ctx, body) }),
+    defineRoute({
+      method: 'GET',
+      url: '/source/file/read',
+      guard: READ,
+      summary: 'A source file: the de-identified copy, or the original (identifier-holding site roles only; audited)',
+      tags,
+      query: sourceFileReadRequest,
+      response: z.unknown(),
+      raw: true,
+      handler: async ({ ctx, query, reply }) => {
+        const f = await svc.read(ctx, query.id, query.copy);
+        await reply.header('content-type', f.mime).header('cache-control', 'no-store').header('content-disposition', contentDisposition(f.name, `source-file-${query.id}${path.extname(f.name)}`)).send(f.bytes);
+        return undefined;
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/source/file/updateStatus',
+      guard: { permission: { anyOf: ['source:file:submit', 'source:file:audit'] }, scope: 'project' },
+      summary: 'Submit (1→2), audit passed (2→3) or audit failed (2→-1, reason) — SOURCE_FILE_TRANSITIONS; version-checked',
+      tags,
+      body: sourceFileStatusRequest,
+      response: sourceFileView,
+      handler: ({ ctx, body }) => svc.updateStatus(ctx, body),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/source/file/withdrawStatus',
+      guard: { permission: { anyOf: ['source:file:withdraw'] }, scope: 'project' },
+      summary: 'Withdraw a submitted file (2→1); version-checked',
+      tags,
+      body: sourceFileWithdrawRequest,
+      response: sourceFileView,
+      handler: ({ ctx, body }) => svc.withdraw(ctx, body),
+    }),
+  ];
+}
