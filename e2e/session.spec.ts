@@ -12,6 +12,9 @@ test('Log Out asks "Sure to quit?" and logs out', async ({ page }) => {
   // cancelling keeps the user in
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByTestId('app-shell')).toBeVisible();
+  // the dialog closes with an animation; until it has gone its layer takes the next click (a run under load waited
+  // for the user menu until the test's time ran out)
+  await expect(page.locator('.logout-confirm .ant-modal-wrap')).toBeHidden();
   await page.getByTestId('user-dropdown').click();
   await page.getByTestId('user-menu-logout').click();
   const logoutCall = page.waitForRequest((r) => r.url().endsWith('/api/auth/logout'));
