@@ -163,7 +163,8 @@ export const certifyBatchRequest = z.object({
   reason: z.string().max(500).optional(),
 });
 export const certifyResult = z.object({ id: z.number().int(), status: z.number().int(), version: z.number().int() });
-export const scheduleVisit = z.object({
+/** One visit occurrence of a subject (planned or unscheduled) with its window: the schedule's and pre-fill's rows. */
+export const visitSlot = z.object({
   visitId: z.number().int(),
   unscheduledId: z.number().int(),
   code: z.string(),
@@ -174,6 +175,8 @@ export const scheduleVisit = z.object({
   planned: z.string().nullable(),
   start: z.string().nullable(),
   end: z.string().nullable(),
+});
+export const scheduleVisit = visitSlot.extend({
   state: z.enum(['upcoming', 'inWindow', 'overdue', 'done']),
   forms: z.array(
     z.object({ formId: z.number().int(), code: z.string(), name: z.string(), nameEn: z.string().nullable(), cycle: z.boolean(), status: z.number().int(), instances: z.array(z.object({ id: z.number().int(), repeatNo: z.number().int(), status: z.number().int(), version: z.number().int() })) }),

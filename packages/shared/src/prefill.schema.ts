@@ -8,6 +8,7 @@ import { dateSchema, idSchema, intSchema, pageRequest, pageResult } from './comm
 import { FIELD_TYPES, optionSchema } from './design.schema';
 import { PREFILL_PROBLEMS, unitConversion, visitWindowRange } from './mapping.schema';
 import { SOURCE_RAW_FORMATS, sourceRecordBrief, sourceRecordDetailRequest } from './sources.schema';
+import { visitSlot } from './ecrf.schema';
 
 /**
  * new: the item is empty; same: the eCRF already holds this value (nothing to do); conflict: it holds a different
@@ -49,16 +50,7 @@ export const prefillFormCount = z.object({
   problems: z.number().int(),
 });
 export type PrefillFormCount = z.infer<typeof prefillFormCount>;
-export const prefillVisitRow = z.object({
-  visitId: z.number().int(),
-  unscheduledId: z.number().int(),
-  code: z.string(),
-  name: z.string(),
-  nameEn: z.string().nullable(),
-  unscheduled: z.boolean(),
-  planned: z.string().nullable(),
-  start: z.string().nullable(),
-  end: z.string().nullable(),
+export const prefillVisitRow = visitSlot.extend({
   waiting: z.number().int(),
   forms: z.array(prefillFormCount),
 });
