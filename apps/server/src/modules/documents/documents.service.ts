@@ -70,13 +70,23 @@ export class DocumentsService {
     return and(eq(sourceFiles.projectId, ctx.project.id), eq(sourceFiles.env, ctx.env), this.subjectsService.scope(ctx));
   }
 
+  /** A stored file's bytes; content missing from the store (lost, restored from an old backup) is a 404, not a 500. */
+  private async stored(key: string): Promise<Buffer> {
+    try {
+      return await this.store.get(key);
+    } catch (err) {
+      console.error(`[documents] stored content ${key} unreadable:`, (err as Error).message);
+      throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
+    }
+  }
+
   /** One file in the caller's scope, else 404 (another site's or project's file included). */
   private async find(db: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<FileRow> {
     const [r] = await db
       .select({ f: sourceFiles })
       .from(sourceFiles)
       .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
-      .where(and(eq(sourceFiles.id, id), this.scope(ctx)));
+      .where(and(eq(sourceFiles.id, id), this.scope(ctx), sql`${subjects.status} <> 0`));
     if (!r) throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
     return r.f;
   }
@@ -182,11 +192,11 @@ export class DocumentsService {
     const f = await this.find(this.db, ctx, id);
     if (copy === 'redacted') {
       if (!f.redactedKey) throw new AppError('DOCUMENT_NOT_READY');
-      const bytes = await this.store.get(f.redactedKey);
+      const bytes = await this.stored(f.redactedKey);
       return { bytes, mime: f.kind === 'pdf' ? 'application/pdf' : 'image/jpeg', name: f.kind === 'pdf' ? f.fileName : f.fileName.replace(/\.[^.]*$/, '') + '.jpg' };
     }
     if (!ctx.pms.has('source:file:original') || !ctx.pms.has('patient:identifier:query')) throw new AppError('FORBIDDEN');
-    const bytes = await this.store.get(f.originalKey);
+    const bytes = await this.stored(f.originalKey);
     await this.db.transaction((tx) =>
       recordAudit(tx, actorOf(ctx), [{ action: 'document.readOriginal', entity: 'sourceFile', entityId: f.id, projectId: f.projectId, siteId: f.siteId, subjectId: f.subjectId, newValue: f.fileName }]),
     );

@@ -53,7 +53,11 @@ export async function checkFile(lang: Language, name: string, bytes: Buffer): Pr
     return { name, bytes, kind: 'image', pages: 1 };
   } catch (err) {
     if (err instanceof AppError) throw err;
-    if (!isRedactError(err)) throw err;
+    // a parser's own failure on a malformed file is that file's problem, never a 500
+    if (!isRedactError(err)) {
+      console.warn(`[documents] ${name}: ${(err as Error).message}`);
+      throw problem(lang, name, bytes.length > 0 && isPdf(bytes) ? 'BAD_PDF' : 'BAD_IMAGE', {});
+    }
     const params: Record<string, string | number> = {};
     if (err.code === 'TOO_MANY_PIXELS') params.max = DEFAULT_MAX_PIXELS / 1_000_000;
     if (err.code === 'TOO_MANY_PAGES') params.max = DOCUMENT_MAX_PAGES;
