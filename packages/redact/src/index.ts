@@ -10,7 +10,7 @@ export type { RedactImageOptions, RedactedImage } from './image-redact.js';
 export type { EncodeOptions } from './paint.js';
 export { inspectPdf, openPdf } from './pdf-open.js';
 export type { PdfDoc, PdfInfo, PdfLimits, PdfPageSize } from './pdf-open.js';
-export { DEFAULT_SCALE, pdfPageText, renderPdfPage } from './pdf-render.js';
+export { DEFAULT_SCALE, pdfPagePixels, pdfPageText, renderPdfPage } from './pdf-render.js';
 export type { PdfTextItem, RenderOptions, RenderedPage } from './pdf-render.js';
 export { redactPdf } from './pdf-redact.js';
 export type { RedactPdfOptions, RedactedPdf } from './pdf-redact.js';

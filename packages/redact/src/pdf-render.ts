@@ -87,6 +87,26 @@ export async function renderPdfPage(
   });
 }
 
+/**
+ * Pixel size of one page (0-based) rendered at `scale` (default 150 dpi): the size renderPdfPage and redactPdf produce
+ * and the space boxes are given in, without rendering anything. Throws RedactError.
+ */
+export async function pdfPagePixels(
+  source: Uint8Array | PdfDoc,
+  pageIndex: number,
+  scale = DEFAULT_SCALE,
+  limits: PdfLimits = {},
+): Promise<{ width: number; height: number }> {
+  return withPdf(source, limits, async (doc) => {
+    const page = await getPage(doc, pageIndex);
+    try {
+      return pagePixels(page, scale);
+    } finally {
+      page.cleanup();
+    }
+  });
+}
+
 /** Applies a PDF matrix [a b c d e f] to a point. */
 function applyMatrix(m: number[], [x, y]: [number, number]): [number, number] {
   const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = m;

@@ -25,6 +25,8 @@ export interface SourceFileTransition {
  */
 export const SOURCE_FILE_TRANSITIONS: readonly SourceFileTransition[] = [
   { action: 'submit', from: F.waitingSubmit, to: F.waitingAudit, permission: 'source:file:submit' },
+  // after a failed audit the boxes are corrected (saveBoxes) and the file submitted again
+  { action: 'submit', from: F.auditFailed, to: F.waitingAudit, permission: 'source:file:submit' },
   { action: 'pass', from: F.waitingAudit, to: F.auditPassed, permission: 'source:file:audit' },
   { action: 'fail', from: F.waitingAudit, to: F.auditFailed, permission: 'source:file:audit', reason: true },
   { action: 'withdraw', from: F.waitingAudit, to: F.waitingSubmit, permission: 'source:file:withdraw' },
@@ -93,6 +95,7 @@ export const sourceFileListRequest = pageRequest.extend({
   docType: optionalInt(1, SOURCE_DOC_TYPES.length),
 });
 export const sourceFilePage = pageResult(sourceFileView);
+export type SourceFilePage = z.infer<typeof sourceFilePage>;
 
 /** GET /source/file/read?id&copy: the de-identified copy (default) or the original. */
 export const sourceFileReadRequest = z.object({
@@ -113,3 +116,120 @@ export const sourceFileWithdrawRequest = z.object({ id: idSchema, version: intSc
 
 /** GET /source/file/type/list: the 8 source document types, translated. */
 export const sourceFileType = z.object({ value: z.number().int(), code: z.string(), label: z.string() });
+
+// ── issue 12, review step: the project-wide list, messages, page images, manual de-identification ──
+
+/**
+ * The de-identification message tabs (spec §2 /project/message: pending, processed, invalid) as file statuses:
+ * pending = a person still has to act (waiting submit, waiting audit, audit failed), processed = audit passed,
+ * invalid = automatic de-identification failed (or a status the spec names that no upload reaches any more).
+ */
+export const SOURCE_FILE_TABS = {
+  pending: [F.waitingSubmit, F.waitingAudit, F.auditFailed],
+  processed: [F.auditPassed],
+  invalid: [F.submitFailed, F.waitingImport, F.default],
+} as const satisfies Record<string, readonly number[]>;
+export type SourceFileTab = keyof typeof SOURCE_FILE_TABS;
+
+/** Statuses at which a file's boxes may still be changed by hand (then submitted again). */
+export const SOURCE_FILE_EDITABLE: readonly number[] = [F.waitingSubmit, F.auditFailed];
+
+/** POST /source/file/page: source files of the project in the caller's scope (the /project/sourceFile list). */
+export const sourceFileSearchRequest = pageRequest.extend({
+  siteId: z.preprocess((v) => (v === '' ? undefined : v), idSchema.optional()),
+  ptsId: z.preprocess((v) => (v === '' ? undefined : v), idSchema.optional()),
+  /** part of the subject number */
+  ptsNo: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().max(50).optional()),
+  /** part of the file name */
+  fileName: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().max(100).optional()),
+  status: optionalInt(-99, 3),
+  tab: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['pending', 'processed', 'invalid']).optional()),
+  docType: optionalInt(1, SOURCE_DOC_TYPES.length),
+  kind: z.preprocess((v) => (v === '' ? undefined : v), sourceFileKind.optional()),
+  sortField: z.enum(['createTime', 'updateTime', 'ptsNo', 'fileName', 'status', 'size']).default('createTime'),
+  sortOrder: z.enum(['asc', 'desc']).default('desc'),
+});
+
+/** POST /source/file/messageCount: the de-identification message counts per tab (the badge is `pending`). */
+export const sourceFileTabCounts = z.object({ pending: z.number().int(), processed: z.number().int(), invalid: z.number().int() });
+
+/** A line of text read on a page (OCR or a PDF's own text), in the page's pixels. */
+export const sourceFileTextLine = z.object({
+  page: z.number().int(),
+  text: z.string(),
+  x: z.number(),
+  y: z.number(),
+  width: z.number(),
+  height: z.number(),
+});
+export type SourceFileTextLine = z.infer<typeof sourceFileTextLine>;
+
+/**
+ * GET /source/file/detail?id: the file with each page's size (pixels as rendered) and — for callers who may see the
+ * original only — the text read on its pages (it holds identifiers), for text masking.
+ */
+export const sourceFileDetail = sourceFileView.extend({
+  pageSizes: z.array(z.object({ width: z.number().int(), height: z.number().int() })),
+  lines: z.array(sourceFileTextLine),
+  /** the caller may see the original (and the lines) */
+  canOriginal: z.boolean(),
+  /** status allows editing the boxes, and the caller may */
+  canEdit: z.boolean(),
+});
+export type SourceFileDetail = z.infer<typeof sourceFileDetail>;
+
+/** GET /source/file/pageImage?id&page&copy&width: one page as an image (PDF pages rendered at 150 dpi); width = thumbnail. */
+export const sourceFilePageRequest = z.object({
+  id: idSchema,
+  page: intSchema(0).default(0),
+  copy: z.enum(['redacted', 'original']).default('redacted'),
+  /** scale down to this width (thumbnails); absent = the page's own pixels */
+  width: z.preprocess((v) => (v === '' ? undefined : v), intSchema(16, 2000).optional()),
+});
+
+/** A box drawn, moved or kept by hand (pixels of the page as rendered). */
+export const sourceFileBoxInput = z.object({
+  page: intSchema(0),
+  x: z.number().finite().min(0),
+  y: z.number().finite().min(0),
+  width: z.number().finite().positive(),
+  height: z.number().finite().positive(),
+  kind: z.string().trim().min(1).max(40).default('manual'),
+  reason: z.string().trim().max(200).default(''),
+});
+
+/** Text masking: characters [start, end) of one text line (index into the detail's `lines`). */
+export const sourceFileTextMask = z.object({
+  line: intSchema(0),
+  start: intSchema(0),
+  end: intSchema(1),
+});
+export type SourceFileTextMask = z.infer<typeof sourceFileTextMask>;
+
+/** Most boxes a file may carry (all pages). */
+export const SOURCE_FILE_MAX_BOXES = 5000;
+
+/**
+ * POST /source/file/saveBoxes: manual de-identification. The boxes replace the file's boxes; text masks add boxes
+ * over the chosen characters (overlapping selections on a line are refused). The copy is redacted again from the
+ * original; version-checked. Only at SOURCE_FILE_EDITABLE statuses, and only for callers who may see the original (a
+ * box removed shows in the new copy what it hid). The status stays (an audit-failed file is then submitted again).
+ */
+export const sourceFileSaveBoxesRequest = z.object({
+  id: idSchema,
+  version: intSchema(1),
+  boxes: z.array(sourceFileBoxInput).max(SOURCE_FILE_MAX_BOXES),
+  masks: z.array(sourceFileTextMask).max(1000).default([]),
+});
+
+/** Overlapping text-mask selections (same line, shared characters): the pairs, for the refusal's message. */
+export function overlappingMasks(masks: readonly SourceFileTextMask[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i < masks.length; i++)
+    for (let j = i + 1; j < masks.length; j++) {
+      const a = masks[i]!;
+      const b = masks[j]!;
+      if (a.line === b.line && a.start < b.end && b.start < a.end) out.push([i, j]);
+    }
+  return out;
+}

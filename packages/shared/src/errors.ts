@@ -75,6 +75,10 @@ export const ERROR_STATUS = {
   DOCUMENT_TRANSITION: 409,
   /** the de-identified copy does not exist (yet) */
   DOCUMENT_NOT_READY: 409,
+  /** manual de-identification of a file whose status no longer allows it (only waiting submit or audit failed) */
+  DOCUMENT_NOT_EDITABLE: 409,
+  /** text masking refuses overlapping selections (spec §5) */
+  DOCUMENT_MASK_OVERLAP: 400,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

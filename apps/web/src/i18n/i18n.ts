@@ -54,6 +54,7 @@ export const NAMESPACES = [
   'prefill',
   'sources',
   'hl7',
+  'documents',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

@@ -11,9 +11,6 @@ import { menuFor, type AccessContext, type MenuLeaf } from '../lib/routing/route
  */
 const NOT_BUILT = new Set([
   'feedback',
-  'sourceFile',
-  'uploadTuomin',
-  'deidMessage',
   'researchFile',
   'verification',
   'doubtList',

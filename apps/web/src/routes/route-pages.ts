@@ -18,6 +18,8 @@ const auditTrack: PageLoader = () => import('../features/audit/pages/audit-track
 const subjectList: PageLoader = () => import('../features/subjects/pages/subject-list-page');
 const subjectDetail: PageLoader = () => import('../features/subjects/pages/subject-detail-page');
 const synonyms: PageLoader = () => import('../features/mapping/pages/synonyms-page');
+const deidReview: PageLoader = () => import('../features/documents/pages/deid-review-page');
+const deidMessages: PageLoader = () => import('../features/documents/pages/deid-messages-page');
 
 export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   // standalone
@@ -69,6 +71,13 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   hl7Messages: () => import('../features/hl7/pages/project-hl7-page'),
   systemHl7Messages: () => import('../features/hl7/pages/system-hl7-page'),
   reports: () => import('../features/sources/pages/reports-page'),
+  // issue 12: source documents, their de-identification review and messages
+  sourceFile: () => import('../features/documents/pages/source-files-page'),
+  uploadTuomin: deidReview,
+  pdfTuomin: deidReview,
+  messageUploadTuomin: deidReview,
+  deidMessage: deidMessages,
+  sickRecordMsg: deidMessages,
   visitTimeline: () => import('../features/calendar/pages/visit-timeline-page'),
   visitTaskList: () => import('../features/calendar/pages/task-list-page'),
   calendar: () => import('../features/calendar/pages/calendar-page'),

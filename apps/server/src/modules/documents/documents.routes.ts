@@ -1,14 +1,23 @@
-/** Routes of source documents (issue 12, first server step): upload, list, read, document types, status workflow. */
+/**
+ * Routes of source documents (issue 12): upload, list, read, document types, status workflow; the review step's
+ * project-wide list, message counts, detail, page images and manual de-identification.
+ */
 import path from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   LIMITS,
+  idSchema,
   SOURCE_DOC_TYPES,
+  sourceFileDetail,
   sourceFileListRequest,
   sourceFilePage,
+  sourceFilePageRequest,
   sourceFileReadRequest,
+  sourceFileSaveBoxesRequest,
+  sourceFileSearchRequest,
   sourceFileStatusRequest,
+  sourceFileTabCounts,
   sourceFileType,
   sourceFileUploadFields,
   sourceFileUploadResult,
@@ -23,12 +32,15 @@ import { translator } from '../../lib/i18n';
 import { parseInput } from '../../lib/validate';
 import { contentDisposition } from '../../lib/excel';
 import { DocumentsService } from './documents.service';
+import { DocumentsReviewService } from './documents-review.service';
 import { DeidJob } from './deid.job';
 import { fileStoreOf } from './file-store';
 import { checkFile, tooLarge, type CheckedFile } from './upload-check';
 
 const READ = { permission: { anyOf: ['source:file:query'] }, scope: 'project' } as const;
 const UPLOAD = { permission: { anyOf: ['source:file:upload'] }, scope: 'project' } as const;
+/** the source file list and the de-identification messages (spec §2 /project/sourceFile, /project/message) */
+const LIST = { permission: { anyOf: ['source:file:query', 'message:pending:query', 'message:processed:query', 'message:invalid:query'] }, scope: 'project' } as const;
 
 /**
  * The multipart request's fields and files, each file checked by its content; the first bad file refuses the whole
@@ -62,6 +74,7 @@ async function readUpload(req: FastifyRequest, lang: Language): Promise<{ fields
 export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[] {
   const store = fileStoreOf(config);
   const svc = new DocumentsService(database.db, store, new DeidJob(database, jobs, store));
+  const review = new DocumentsReviewService(database.db, store, svc);
   const tags = ['documents'];
   return [
     defineRoute({
@@ -125,6 +138,53 @@ export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[]
       body: sourceFileWithdrawRequest,
       response: sourceFileView,
       handler: ({ ctx, body }) => svc.withdraw(ctx, body),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/source/file/page',
+      guard: LIST,
+      summary: "The project's source files in the caller's scope: filter by site, subject, file name, status or message tab, document type, kind; sorted, paged",
+      tags,
+      body: sourceFileSearchRequest,
+      response: sourceFilePage,
+      handler: ({ ctx, body }) => review.page(ctx, body),
+    }),
+    defineRoute({ method: 'POST', url: '/source/file/messageCount', guard: LIST, summary: 'De-identification messages per tab (pending, processed, invalid) in the caller\'s scope', tags, response: sourceFileTabCounts, handler: ({ ctx }) => review.tabCounts(ctx) }),
+    defineRoute({
+      method: 'GET',
+      url: '/source/file/detail',
+      guard: READ,
+      summary: "A source file with its page sizes and — for callers who may see the original — the text read on its pages",
+      tags,
+      query: z.object({ id: idSchema }),
+      response: sourceFileDetail,
+      handler: ({ ctx, query }) => review.detail(ctx, query.id),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/source/file/pageImage',
+      guard: READ,
+      summary: 'One page as an image: the de-identified copy, or the original (identifier-holding site roles only; audited); width = thumbnail (JPEG)',
+      tags,
+      query: sourceFilePageRequest,
+      response: z.unknown(),
+      raw: true,
+      handler: async ({ ctx, query, reply }) => {
+        const img = await review.pageImage(ctx, query);
+        await reply.header('content-type', img.mime).header('cache-control', 'no-store').send(img.bytes);
+        return undefined;
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/source/file/saveBoxes',
+      guard: UPLOAD,
+      summary: 'Manual de-identification: the boxes (replacing the file\'s) and text masks; the copy is redacted again from the original; version-checked, audited',
+      tags,
+      bodyType: 'json',
+      body: sourceFileSaveBoxesRequest,
+      response: sourceFileDetail,
+      handler: ({ ctx, body }) => review.saveBoxes(ctx, body),
     }),
   ];
 }

@@ -4,7 +4,7 @@
  * roles that may see identifiers only; audited), and the status workflow of SOURCE_FILE_TRANSITIONS with optimistic
  * locking. A caller reaches only the files of the subjects it reaches (the subject list's scope).
  */
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   LIMITS,
@@ -65,13 +65,13 @@ export class DocumentsService {
       .then((rows) => rows.map((r) => toView(lang, r.f, r.ptsNo, r.createdBy)));
   }
 
-  /** Files in the caller's scope (project, environment, the caller's sites). */
-  private scope(ctx: ProjectScopedContext) {
+  /** Files in the caller's scope (project, environment, the caller's sites); the query must join subjects. */
+  scope(ctx: ProjectScopedContext) {
     return and(eq(sourceFiles.projectId, ctx.project.id), eq(sourceFiles.env, ctx.env), this.subjectsService.scope(ctx));
   }
 
   /** A stored file's bytes; content missing from the store (lost, restored from an old backup) is a 404, not a 500. */
-  private async stored(key: string): Promise<Buffer> {
+  async stored(key: string): Promise<Buffer> {
     try {
       return await this.store.get(key);
     } catch (err) {
@@ -81,7 +81,7 @@ export class DocumentsService {
   }
 
   /** One file in the caller's scope, else 404 (another site's or project's file included). */
-  private async find(db: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<FileRow> {
+  async find(db: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<FileRow> {
     const [r] = await db
       .select({ f: sourceFiles })
       .from(sourceFiles)
@@ -170,6 +170,11 @@ export class DocumentsService {
       q.status !== undefined ? eq(sourceFiles.status, q.status) : undefined,
       q.docType !== undefined ? eq(sourceFiles.docType, q.docType) : undefined,
     );
+    return this.filePage(ctx, q, where, [desc(sourceFiles.createdAt), desc(sourceFiles.id)]);
+  }
+
+  /** A page of file views: the rows `where` selects (joined with their subject), in `order`. */
+  async filePage(ctx: ProjectScopedContext, q: { pageNumber: number; pageSize: number }, where: SQL | undefined, order: SQL[]) {
     const [total] = await this.db.select({ n: count() }).from(sourceFiles).innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId)).where(where);
     const rows = await this.db
       .select({ f: sourceFiles, ptsNo: subjects.ptsNo, createdBy: users.name })
@@ -177,7 +182,7 @@ export class DocumentsService {
       .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
       .leftJoin(users, eq(users.id, sourceFiles.createdBy))
       .where(where)
-      .orderBy(desc(sourceFiles.createdAt), desc(sourceFiles.id))
+      .orderBy(...order)
       .limit(q.pageSize)
       .offset(offsetOf(q));
     return pageOf(q, total?.n ?? 0, rows.map((r) => toView(ctx.language, r.f, r.ptsNo, r.createdBy)));
@@ -195,7 +200,7 @@ export class DocumentsService {
       const bytes = await this.stored(f.redactedKey);
       return { bytes, mime: f.kind === 'pdf' ? 'application/pdf' : 'image/jpeg', name: f.kind === 'pdf' ? f.fileName : f.fileName.replace(/\.[^.]*$/, '') + '.jpg' };
     }
-    if (!ctx.pms.has('source:file:original') || !ctx.pms.has('patient:identifier:query')) throw new AppError('FORBIDDEN');
+    if (!mayReadOriginal(ctx)) throw new AppError('FORBIDDEN');
     const bytes = await this.stored(f.originalKey);
     await this.db.transaction((tx) =>
       recordAudit(tx, actorOf(ctx), [{ action: 'document.readOriginal', entity: 'sourceFile', entityId: f.id, projectId: f.projectId, siteId: f.siteId, subjectId: f.subjectId, newValue: f.fileName }]),
@@ -238,12 +243,20 @@ export class DocumentsService {
   }
 }
 
+/**
+ * Who may see a file's original (and the text read on it, which holds identifiers): `source:file:original` together
+ * with `patient:identifier:query` (the subject list's rule for identifiers in full).
+ */
+export function mayReadOriginal(ctx: ProjectScopedContext): boolean {
+  return ctx.pms.has('source:file:original') && ctx.pms.has('patient:identifier:query');
+}
+
 async function staleWrite(tx: Db | Tx, f: FileRow): Promise<AppError> {
   const [u] = f.updatedBy ? await tx.select({ name: users.name }).from(users).where(eq(users.id, f.updatedBy)) : [];
   return new AppError('STALE_WRITE', { user: u?.name ?? '?', time: f.updatedAt.toISOString() });
 }
 
-function toView(lang: Language, f: FileRow, ptsNo: string, createdBy: string | null): SourceFileView {
+export function toView(lang: Language, f: FileRow, ptsNo: string, createdBy: string | null): SourceFileView {
   return {
     id: f.id,
     ptsId: f.subjectId,

@@ -16,6 +16,7 @@ import { sessionStore, useSession, useAccess, useUserInfo, authApi } from '../se
 import { productFor, ProductLogo } from '../brand';
 import { Watermark, watermarkLines } from '../watermark';
 import { ProgressPanel, progressApi } from '../progress';
+import { tabCountsQuery } from '../documents';
 import { SearchPalette, useSearchShortcut } from '../search';
 import { ModifyPasswordDialog } from '../password';
 import { LanguageSwitch } from './language-switch';
@@ -101,6 +102,14 @@ function AppLayout() {
     retry: false,
   });
 
+  // de-identification messages waiting for a person: the count on the menu entry (spec §2 /project/message)
+  const deidCounts = useQuery(
+    tabCountsQuery(
+      { env, projectId: project?.id ?? null },
+      inProject && Boolean(data && can(data.pms, { anyOf: ['message:pending:query'] })),
+    ),
+  );
+
   // 90-day password prompt (spec §5), once per login; every login type can change it here. An initial password
   // is not prompted but forced (the guard keeps the user on the change screen).
   const prompted = useRef(false);
@@ -138,7 +147,11 @@ function AppLayout() {
 
   const menuItems: MenuProps['items'] = menu.map((n) => {
     const label = (id: string) =>
-      id === 'researchFile' && (isfDot.data ?? 0) > 0 ? (
+      id === 'deidMessage' && (deidCounts.data?.pending ?? 0) > 0 ? (
+        <Badge count={deidCounts.data?.pending} size="small" offset={[10, 0]} overflowCount={99} data-testid="deid-badge">
+          {t(`routes:${id}`)}
+        </Badge>
+      ) : id === 'researchFile' && (isfDot.data ?? 0) > 0 ? (
         <Badge dot offset={[6, 0]} data-testid="isf-dot">
           {t(`routes:${id}`)}
         </Badge>

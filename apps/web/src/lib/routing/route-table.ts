@@ -389,7 +389,6 @@ export const ROUTES: readonly AppRoute[] = [
 
   P({
     id: 'sourceFile',
-    placeholder: true,
     path: '/project/sourceFile',
     anyOf: ['source:file:query'],
     menu: { icon: 'source', group: 'source' },
@@ -403,29 +402,25 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'uploadTuomin',
-    placeholder: true,
     path: '/project/uploadTuomin',
-    anyOf: ['source:file:upload'],
+    anyOf: ['source:file:query'],
     menu: { icon: 'deid', group: 'source' },
   }),
   P({
     id: 'pdfTuomin',
-    placeholder: true,
     path: '/project/pdfTuomin',
-    anyOf: ['source:file:upload'],
+    anyOf: ['source:file:query'],
     parent: 'uploadTuomin',
     hidden: true,
   }),
   P({
     id: 'deidMessage',
-    placeholder: true,
     path: '/project/message',
     anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'],
     menu: { icon: 'message', group: 'source' },
   }),
   P({
     id: 'sickRecordMsg',
-    placeholder: true,
     path: '/project/message/sickRecordMsg',
     anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'],
     parent: 'deidMessage',
@@ -433,7 +428,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'messageUploadTuomin',
-    placeholder: true,
     path: '/project/message/uploadTuomin',
     anyOf: ['message:pending:query', 'message:processed:query', 'message:invalid:query'],
     parent: 'deidMessage',

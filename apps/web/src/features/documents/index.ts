@@ -1,0 +1,2 @@
+/** The source-document feature (issue 12): what other features use. */
+export { tabCountsQuery } from './api/documents-api';
