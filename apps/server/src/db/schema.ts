@@ -1095,3 +1095,39 @@ export const sourceFiles = pgTable(
   },
   (t) => [index('source_files_subject').on(t.subjectId, t.status), index('source_files_scope').on(t.projectId, t.env, t.siteId)],
 );
+
+/**
+ * PDF synthesis (issue 12): a subject's de-identified source pages combined into one PDF by a job. Status: 1 running,
+ * 2 done (file_key in the file store), 3 failed (error_code). At most one running per subject (partial unique index).
+ */
+export const subjectPdfs = pgTable(
+  'subject_pdfs',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    status: smallint('status').notNull().default(1),
+    fileKey: varchar('file_key', { length: 64 }),
+    /** source files combined */
+    files: integer('files').notNull().default(0),
+    /** pages in the PDF, and pages placed so far (progress) */
+    pages: integer('pages').notNull().default(0),
+    done: integer('done').notNull().default(0),
+    errorCode: varchar('error_code', { length: 60 }),
+    jobId: varchar('job_id', { length: 64 }),
+    progressItemId: integer('progress_item_id'),
+    heartbeatAt: ts('heartbeat_at'),
+    createdBy: integer('created_by').references(() => users.id),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [index('subject_pdfs_subject').on(t.subjectId, t.createdAt)],
+);
