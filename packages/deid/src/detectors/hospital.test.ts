@@ -7,6 +7,9 @@ describe('hospital names', () => {
     expect(texts(detectHospitals(ctx('患者于上海交通大学医学院附属瑞金医院就诊')))).toEqual(['上海交通大学医学院附属瑞金医院']);
     expect(texts(detectHospitals(ctx('北京协和医院检验科')))).toEqual(['北京协和医院']);
     expect(texts(detectHospitals(ctx('转至郸城县人民医院')))).toEqual(['郸城县人民医院']);
+    // a report title: the name opens the line, whatever the segmenter tags its first word
+    expect(texts(detectHospitals(ctx('示范市人民医院检验报告单\n姓名：王建国')))).toEqual(['示范市人民医院']);
+    expect(texts(detectHospitals(ctx('检验科\n示范市人民医院')))).toEqual(['示范市人民医院']);
   });
 
   it('finds English hospital names', () => {

@@ -9,7 +9,7 @@ const NOT_PART = new Set(['患者', '病人', '我院', '本院', '外院', '他
 const EN = /(?<![A-Za-z])(?:(?:St\.?|Saint|[A-Z][A-Za-z'’&.-]*)[ \t]+){1,6}(?:General[ \t]+|Memorial[ \t]+|Children's[ \t]+|University[ \t]+|Community[ \t]+|Regional[ \t]+)*(?:Hospital|Medical[ \t]+Cent(?:er|re)|Health[ \t]+(?:System|Cent(?:er|re))|Clinic|Infirmary|Cancer[ \t]+Cent(?:er|re))(?:[ \t]+of[ \t]+(?:[A-Z][A-Za-z'’.-]*[ \t]*){1,4})?/g;
 const EN_GENERIC_HEAD = /^(?:The|A|An|This|Our|Your|His|Her|Their|At|In|To|From|Of|Discharged|Admitted|Transferred|Outside|Local|Hospital)$/;
 
-function zhStart(tokens: readonly Token[], suffixStart: number): number {
+function zhStart(text: string, tokens: readonly Token[], suffixStart: number): number {
   let i = tokens.findIndex((t) => t.end > suffixStart);
   let start = tokens[i]?.start ?? suffixStart;
   // walk back over name-like words (北京 协和, 上海交通大学 医学院 附属 瑞金)
@@ -18,6 +18,10 @@ function zhStart(tokens: readonly Token[], suffixStart: number): number {
     if (!NAME_PART_TAGS.test(t.tag) || NOT_PART.has(t.word) || !/^[\p{Script=Han}A-Za-z0-9]+$/u.test(t.word)) break;
     start = t.start;
   }
+  // a name that opens its line (a report's title: 示范市人民医院检验报告单) keeps its first word whatever the segmenter
+  // tagged it: nothing before it on the line can be the sentence it would otherwise belong to
+  const t = tokens[i];
+  if (t && t.end === start && !NOT_PART.has(t.word) && /^\p{Script=Han}{1,4}$/u.test(t.word) && /(?:^|[\n\r\t \u3000:：|])$/.test(text.slice(0, t.start))) start = t.start;
   return start;
 }
 
@@ -27,7 +31,7 @@ export function detectHospitals(ctx: DetectorContext): DeidSpan[] {
   if (/\p{Script=Han}/u.test(ctx.text)) {
     const tokens = ctx.tokens();
     for (const m of ctx.text.matchAll(ZH_SUFFIX)) {
-      const start = zhStart(tokens, m.index);
+      const start = zhStart(ctx.text, tokens, m.index);
       const end = m.index + m[0].length;
       // a bare "医院" or "中心" names no one
       if (end - start > m[0].length) out.push(span(ctx.text, start, end, 'hospital', 'hospital.zh'));
