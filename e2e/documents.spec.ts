@@ -88,6 +88,12 @@ test('a site coordinator uploads a photo and a PDF, reviews the boxes, adds one 
   await page.locator('.ant-popconfirm').getByRole('button', { name: 'OK' }).click();
   await expect(page.getByTestId('file-status')).toHaveText('Waiting audit');
 
+  // OCR association: the lab results read on the photo, proposed as eCRF values (or listed as unmatched)
+  await page.getByRole('tab', { name: 'eCRF values' }).click();
+  await page.getByTestId('assoc-run').click();
+  await expect(page.getByTestId('assoc-summary')).toBeVisible();
+  await shootBoth(page, 'documents-ocr-association');
+
   // the PDF: two pages, submitted from the list
   await page.goto('/project/sourceFile');
   await row(page, 'discharge.pdf').getByRole('link', { name: 'discharge.pdf' }).last().click();
@@ -99,7 +105,25 @@ test('a site coordinator uploads a photo and a PDF, reviews the boxes, adds one 
   await page.locator('.ant-popconfirm').getByRole('button', { name: 'OK' }).click();
   await expect(page.getByTestId('file-status')).toHaveText('Waiting audit');
 
+  // the subject's documents tab: both files, and their de-identified pages combined into one PDF
+  await page.goto('/project/sourceFile');
+  await row(page, 'discharge.pdf').getByTestId(/^file-subject-/).click();
+  await expect(page.getByTestId('subject-documents')).toBeVisible();
+  await expect(page.getByTestId('pdf-synthesis')).toContainText('2 de-identified files to combine');
+  await page.getByTestId('pdf-start').click();
+  await expect(page.getByTestId('pdf-download')).toContainText('Download PDF (3 pages)', { timeout: 60_000 });
+  const download = page.waitForEvent('download');
+  await page.getByTestId('pdf-download').click();
+  expect((await download).suggestedFilename()).toBe(`${SUBJECT}-source-documents.pdf`);
+  await shootBoth(page, 'documents-subject-tab');
+
   await setLanguage(page, 'zh_CN');
+  await expect(page.getByTestId('pdf-synthesis')).toContainText('合成 PDF');
+  await noKeys(page);
+  await shootBoth(page, 'documents-subject-tab-zh');
+  await page.goto('/project/sourceFile');
+  await row(page, 'discharge.pdf').getByRole('link', { name: 'discharge.pdf' }).last().click();
+  await expect(page.getByTestId('deid-review')).toBeVisible();
   await expect(page.getByTestId('file-status')).toHaveText('待审核');
   await noKeys(page);
   await shootBoth(page, 'documents-review-pdf-zh');

@@ -7,6 +7,7 @@ import { registerExtractJobs } from './modules/sources/extract.service';
 import { registerPrefillJobs } from './modules/prefill/prefill-schedule.job';
 import { registerDocumentJobs } from './modules/documents/deid.job';
 import { fileStoreOf } from './modules/documents/file-store';
+import { registerSubjectPdfJob } from './modules/documents/subject-pdf';
 
 export function registerJobs(jobs: JobRunner, config: Config, database?: Database): void {
   registerSelfTestJob(jobs, config);
@@ -16,4 +17,6 @@ export function registerJobs(jobs: JobRunner, config: Config, database?: Databas
   if (database) registerPrefillJobs(jobs, database);
   // automatic de-identification of uploaded source documents (issue 12)
   if (database) registerDocumentJobs(jobs, database, fileStoreOf(config));
+  // PDF synthesis of a subject's de-identified pages
+  if (database) registerSubjectPdfJob(jobs, database, fileStoreOf(config));
 }

@@ -25,6 +25,8 @@ import { hl7Routes } from './modules/hl7/hl7.routes';
 import { sourceRoutes } from './modules/sources/sources.routes';
 import { prefillRoutes } from './modules/prefill/prefill.routes';
 import { documentRoutes } from './modules/documents/documents.routes';
+import { ocrAssociationRoutes } from './modules/documents/ocr-association.routes';
+import { deidConfigRoutes } from './modules/deid-config/deid-config.routes';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -52,5 +54,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...sourceRoutes(deps),
     ...prefillRoutes(deps),
     ...documentRoutes(deps),
+    ...ocrAssociationRoutes(deps),
+    ...deidConfigRoutes(deps),
   ];
 }

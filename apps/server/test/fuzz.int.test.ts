@@ -58,7 +58,8 @@ beforeAll(async () => {
     siteOf.set(u.account, rows.find((r) => r.siteNo === no)?.id ?? 1);
   }
   for (const u of DEMO_USERS) tokens.set(u.account, await s.api.login(u.account));
-}, 60_000);
+  // a server start and seven logins (scrypt): over a minute when the two cores run other test files and OCR
+}, 180_000);
 afterAll(async () => {
   await s?.stop();
 });

@@ -10,3 +10,4 @@ export * from './fhir/fhir-stream';
 export * from './hl7/hl7-message';
 export * from './hl7/hl7-to-records';
 export * from './hl7/hl7-ack';
+export * from './ocr/lab-results';

@@ -190,10 +190,10 @@ export const sourceFilePageRequest = z.object({
 /** A box drawn, moved or kept by hand (pixels of the page as rendered). */
 export const sourceFileBoxInput = z.object({
   page: intSchema(0),
-  x: z.number().finite().min(0),
-  y: z.number().finite().min(0),
-  width: z.number().finite().positive(),
-  height: z.number().finite().positive(),
+  x: z.number().min(0),
+  y: z.number().min(0),
+  width: z.number().positive(),
+  height: z.number().positive(),
   kind: z.string().trim().min(1).max(40).default('manual'),
   reason: z.string().trim().max(200).default(''),
 });
@@ -233,3 +233,37 @@ export function overlappingMasks(masks: readonly SourceFileTextMask[]): [number,
     }
   return out;
 }
+
+// ── PDF synthesis: a subject's de-identified pages combined into one PDF by a job ──
+
+/** Status of a PDF synthesis (the progress item's: 1 running, 2 done, 3 failed). */
+export const SUBJECT_PDF_STATUS = { running: 1, done: 2, failed: 3 } as const;
+
+export const subjectPdfView = z.object({
+  id: z.number().int(),
+  status: z.number().int(),
+  files: z.number().int(),
+  pages: z.number().int(),
+  done: z.number().int(),
+  /** 0..100 */
+  percent: z.number().int(),
+  /** why it failed, translated */
+  errorMessage: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createTime: z.string(),
+  updateTime: z.string(),
+});
+export type SubjectPdfView = z.infer<typeof subjectPdfView>;
+
+/** POST /project/manage/queryProcessBarPdf (ptsId): the subject's latest synthesis and the last one that succeeded. */
+export const processBarPdfResult = z.object({
+  latest: subjectPdfView.nullable(),
+  lastDone: subjectPdfView.nullable(),
+  running: z.boolean(),
+  /** de-identified files that a synthesis now would combine */
+  available: z.number().int(),
+});
+export type ProcessBarPdfResult = z.infer<typeof processBarPdfResult>;
+
+export const subjectPdfRequest = z.object({ ptsId: idSchema });
+export const subjectPdfDownloadRequest = z.object({ id: idSchema });

@@ -144,7 +144,7 @@ export const historyRow = z.object({
   cause: z.string().nullable().optional(),
   /** a data-quality warning the new value carried ('range': outside a soft range) */
   quality: z.string().nullable().optional(),
-  /** pre-filled values (entry mode 5/6): the source record version the value came from ('source:<id>:v<version>') */
+  /** pre-filled values (entry mode 4/5/6): the source record version the value came from ('source:<id>:v<version>'; KBMS 4: a record read from a source document, see ocr-association.schema.ts) */
   sourceRef: z.string().nullable().optional(),
   userName: z.string().nullable(),
   createTime: z.string(),

@@ -79,6 +79,12 @@ export const ERROR_STATUS = {
   DOCUMENT_NOT_EDITABLE: 409,
   /** text masking refuses overlapping selections (spec §5) */
   DOCUMENT_MASK_OVERLAP: 400,
+  /** a PDF synthesis of the subject is already running (spec §8) */
+  PDF_SYNTHESIS_BUSY: 409,
+  /** no de-identified page to combine yet */
+  PDF_SYNTHESIS_EMPTY: 409,
+  /** a project's desensitization keywords would exceed DEID_KEYWORDS_MAX (add or import; nothing is written) */
+  DEID_KEYWORD_LIMIT: 409,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

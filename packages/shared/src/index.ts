@@ -26,4 +26,6 @@ export * from './mapping.schema';
 export * from './prefill.schema';
 export * from './sources.schema';
 export * from './documents.schema';
+export * from './ocr-association.schema';
+export * from './deid-config.schema';
 export * from './hl7.schema';

@@ -138,6 +138,9 @@ export const sourceRecordView = sourceRecordBrief.extend({
   siteId: z.number().int(),
   externalId: z.string(),
   createTime: z.string(),
+  /** a result read from a source document (raw format 'ocr'): the file and the region of its page */
+  sourceFileId: z.number().int().nullable().optional(),
+  region: z.object({ page: z.number().int(), x: z.number(), y: z.number(), width: z.number(), height: z.number() }).nullable().optional(),
 });
 export type SourceRecordView = z.infer<typeof sourceRecordView>;
 

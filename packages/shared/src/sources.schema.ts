@@ -395,7 +395,8 @@ export const sourceRecordListRequest = pageRequest.extend({
   text: z.string().trim().max(100).optional(),
   sort: z.enum(['desc', 'asc']).default('desc'),
 });
-export const SOURCE_RAW_FORMATS = ['fhir', 'hl7v2', 'sql'] as const;
+/** 'ocr': a result read from a source document's OCR text (OCR association, ocr-association.schema.ts) */
+export const SOURCE_RAW_FORMATS = ['fhir', 'hl7v2', 'sql', 'ocr'] as const;
 export const sourceRecordRow = sourceRecordBrief.extend({
   status: z.string().nullable(),
   rawFormat: z.enum(SOURCE_RAW_FORMATS),

@@ -814,7 +814,9 @@ export const sourceExtractTasks = pgTable(
  * 2 examination, 3 test, 4 doctor's advice, 5 pathology, 6 surgical information, 7 vital signs, 8 diagnostic
  * information), with its raw payload as it came (the FHIR resource's JSON, the HL7 segment group, the SQL row's JSON).
  * (connection, external id) is unique, so extraction is idempotent; a change at the hospital bumps `version` and
- * the previous state stays in source_record_versions.
+ * the previous state stays in source_record_versions. A result read from a source document's OCR text (raw_format 'ocr',
+ * OCR association) has no connection nor source patient: it names its file and page region instead, and
+ * (source_file_id, external_id) is unique.
  */
 export const sourceRecords = pgTable(
   'source_records',
@@ -828,12 +830,12 @@ export const sourceRecords = pgTable(
       .notNull()
       .references(() => sites.id),
     subjectId: integer('subject_id').references(() => subjects.id),
-    sourcePatientId: integer('source_patient_id')
-      .notNull()
-      .references(() => sourcePatients.id),
-    connectionId: integer('connection_id')
-      .notNull()
-      .references(() => sourceConnections.id),
+    /** null only for a result read from a source document (source_file_id set; migration 0021 checks it) */
+    sourcePatientId: integer('source_patient_id').references(() => sourcePatients.id),
+    connectionId: integer('connection_id').references(() => sourceConnections.id),
+    /** OCR association (issue 12 item 6): the source document the result was read from, and where on it */
+    sourceFileId: integer('source_file_id').references(() => sourceFiles.id),
+    region: jsonb('region').$type<{ page: number; x: number; y: number; width: number; height: number }>(),
     externalId: varchar('external_id', { length: 300 }).notNull(),
     docType: smallint('doc_type').notNull(),
     resourceType: varchar('resource_type', { length: 60 }).notNull(),
@@ -849,7 +851,7 @@ export const sourceRecords = pgTable(
     status: varchar('status', { length: 30 }),
     contentHash: varchar('content_hash', { length: 64 }).notNull(),
     version: integer('version').notNull().default(1),
-    rawFormat: varchar('raw_format', { length: 10 }).$type<'fhir' | 'hl7v2' | 'sql'>().notNull(),
+    rawFormat: varchar('raw_format', { length: 10 }).$type<'fhir' | 'hl7v2' | 'sql' | 'ocr'>().notNull(),
     raw: text('raw').notNull(),
     taskId: integer('task_id'),
     deletedAt: ts('deleted_at'),
@@ -858,6 +860,9 @@ export const sourceRecords = pgTable(
   },
   (t) => [
     uniqueIndex('source_records_key').on(t.connectionId, t.externalId),
+    uniqueIndex('source_records_file_key')
+      .on(t.sourceFileId, t.externalId)
+      .where(sql`${t.sourceFileId} is not null`),
     index('source_records_subject').on(t.subjectId, t.docType, t.effectiveDate),
     index('source_records_subject_code').on(t.subjectId, t.code),
     index('source_records_patient').on(t.sourcePatientId),
@@ -1130,4 +1135,47 @@ export const subjectPdfs = pgTable(
     updatedAt: updated(),
   },
   (t) => [index('subject_pdfs_subject').on(t.subjectId, t.createdAt)],
+);
+
+/**
+ * A project's desensitization keywords per environment (issue 12, /project/ocrProConfig): words automatic
+ * de-identification hides wherever they appear in a source document (packages/deid, case-insensitive for Latin
+ * letters). Unique per project and environment in any letter case (expression index lower(keyword), migration 0020).
+ */
+export const deidKeywords = pgTable(
+  'deid_keywords',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    keyword: varchar('keyword', { length: 100 }).notNull(),
+    note: varchar('note', { length: 200 }),
+    createdBy: integer('created_by').references(() => users.id),
+    createdAt: created(),
+  },
+  (t) => [uniqueIndex('deid_keywords_word').on(t.projectId, t.env, sql`lower(${t.keyword})`)],
+);
+
+/**
+ * A project's de-identification policy per environment (packages/deid DeidPolicy): which optional identifiers
+ * automatic de-identification hides. No row = the defaults (DEFAULT_DEID_POLICY, the columns' defaults).
+ */
+export const deidPolicies = pgTable(
+  'deid_policies',
+  {
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    env: envCol(),
+    maskBirthDates: boolean('mask_birth_dates').notNull().default(true),
+    maskOtherDates: boolean('mask_other_dates').notNull().default(false),
+    maskHospitalNames: boolean('mask_hospital_names').notNull().default(true),
+    maskDoctorNames: boolean('mask_doctor_names').notNull().default(true),
+    version: integer('version').notNull().default(1),
+    updatedBy: integer('updated_by').references(() => users.id),
+    updatedAt: updated(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.env] })],
 );

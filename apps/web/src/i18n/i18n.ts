@@ -55,6 +55,7 @@ export const NAMESPACES = [
   'sources',
   'hl7',
   'documents',
+  'deidConfig',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

@@ -91,6 +91,8 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   projectOcrSynonyms: synonyms,
   projectTextSynonyms: synonyms,
   traceability: () => import('../features/prefill/pages/traceability-page'),
+  // issue 12: desensitization configuration (keywords, policy, try-out)
+  ocrProConfig: () => import('../features/deid-config/pages/deid-config-page'),
 };
 
 /** The lazy page a route opens: none for a redirect, the placeholder page for a route not built yet. */

@@ -1,7 +1,8 @@
 /**
  * Automatic de-identification of an uploaded source document (issue 12 items 2–4), one pg-boss job per file with a
  * progress item of type 1: OCR each image (or each PDF page rendered at 150 dpi, plus the PDF's own text layer), detect
- * identifiers (packages/deid) with the subject's known identifiers, place padded boxes by character offset, redact for
+ * identifiers (packages/deid) with the subject's known identifiers and the project's desensitization keywords and
+ * policy (modules/deid-config), place padded boxes by character offset, redact for
  * real (packages/redact) and store the copy by hash; status 0 → 1. A failure leaves the file at -2 with a translated
  * reason; the worker keeps running. Files whose job is gone or whose worker died are queued again by recover().
  */
@@ -15,6 +16,7 @@ import type { Database, Db } from '../../db/client';
 import { progressItems, sourceFiles, subjects } from '../../db/schema';
 import { translator } from '../../lib/i18n';
 import { recordAudit } from '../audit/audit.service';
+import { loadDeidSettings } from '../deid-config/deid-config.repo';
 import type { JobContext, JobRunner } from '../jobs/job-runner';
 import { ocrPiece, pageBoxes, textItemPiece, type TextPiece } from './deid-boxes';
 import type { FileStore } from './file-store';
@@ -130,8 +132,12 @@ export class DeidJob {
     }
   }
 
-  /** What to hide: the subject's own identifiers (the project's desensitization keywords join when they exist). */
-  private async options(f: FileRow): Promise<DeidOptions> {
+  /**
+   * What to hide: the subject's own identifiers, and the desensitization keywords and policy of the file's project and
+   * environment (/project/ocrProConfig; the defaults when never saved). Read when the job runs, so a file queued again
+   * after a restart uses the configuration of that moment.
+   */
+  async options(f: Pick<FileRow, 'subjectId' | 'projectId' | 'env'>): Promise<DeidOptions> {
     const [s] = await this.db.select().from(subjects).where(eq(subjects.id, f.subjectId));
     const v = (x: string | null | undefined) => (x && x.trim() ? x.trim() : undefined);
     const subject = {
@@ -141,7 +147,8 @@ export class DeidJob {
       outpatientNo: v(s?.outpatientId),
       idCard: v(s?.idCard),
     };
-    return { subject: Object.fromEntries(Object.entries(subject).filter(([, x]) => x !== undefined)), keywords: [] };
+    const { keywords, policy } = await loadDeidSettings(this.db, { projectId: f.projectId, env: f.env });
+    return { subject: Object.fromEntries(Object.entries(subject).filter(([, x]) => x !== undefined)), keywords, policy };
   }
 
   private async deidentify(f: FileRow, job: JobContext): Promise<{ bytes: Uint8Array; boxes: SourceFileBox[]; ocr: OcrLine[] }> {

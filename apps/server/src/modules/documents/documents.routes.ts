@@ -7,6 +7,10 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   LIMITS,
+  processBarPdfResult,
+  subjectPdfDownloadRequest,
+  subjectPdfRequest,
+  subjectPdfView,
   idSchema,
   SOURCE_DOC_TYPES,
   sourceFileDetail,
@@ -34,6 +38,7 @@ import { contentDisposition } from '../../lib/excel';
 import { DocumentsService } from './documents.service';
 import { DocumentsReviewService } from './documents-review.service';
 import { DeidJob } from './deid.job';
+import { SubjectPdfService } from './subject-pdf';
 import { fileStoreOf } from './file-store';
 import { checkFile, tooLarge, type CheckedFile } from './upload-check';
 
@@ -75,6 +80,7 @@ export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[]
   const store = fileStoreOf(config);
   const svc = new DocumentsService(database.db, store, new DeidJob(database, jobs, store));
   const review = new DocumentsReviewService(database.db, store, svc);
+  const pdf = new SubjectPdfService(database, jobs, store, svc);
   const tags = ['documents'];
   return [
     defineRoute({
@@ -185,6 +191,24 @@ export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[]
       body: sourceFileSaveBoxesRequest,
       response: sourceFileDetail,
       handler: ({ ctx, body }) => review.saveBoxes(ctx, body),
+    }),
+    // PDF synthesis: the subject's de-identified pages in one PDF (a job; one at a time per subject)
+    defineRoute({ method: 'POST', url: '/project/manage/synthesisPdf', guard: READ, summary: "Start combining a subject's de-identified source files into one PDF (refused while one runs: 'PDF synthesis in progress')", tags, body: subjectPdfRequest, response: subjectPdfView, handler: ({ ctx, body }) => pdf.start(ctx, body.ptsId) }),
+    defineRoute({ method: 'POST', url: '/project/manage/queryProcessBarPdf', guard: READ, summary: "A subject's latest PDF synthesis and its progress", tags, body: subjectPdfRequest, response: processBarPdfResult, handler: ({ ctx, body }) => pdf.status(ctx, body.ptsId) }),
+    defineRoute({
+      method: 'GET',
+      url: '/project/manage/downloadPdf',
+      guard: READ,
+      summary: 'The combined PDF of a finished synthesis (de-identified pages only)',
+      tags,
+      query: subjectPdfDownloadRequest,
+      response: z.unknown(),
+      raw: true,
+      handler: async ({ ctx, query, reply }) => {
+        const f = await pdf.download(ctx, query.id);
+        await reply.header('content-type', 'application/pdf').header('cache-control', 'no-store').header('content-disposition', contentDisposition(f.name, `subject-pdf-${query.id}.pdf`)).send(f.bytes);
+        return undefined;
+      },
     }),
   ];
 }

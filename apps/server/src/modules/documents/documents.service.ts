@@ -45,7 +45,7 @@ export class DocumentsService {
   }
 
   /** A live subject in the caller's scope, else 404. */
-  private async subjectOf(db: Db | Tx, ctx: ProjectScopedContext, ptsId: number): Promise<Subject> {
+  async subjectOf(db: Db | Tx, ctx: ProjectScopedContext, ptsId: number): Promise<Subject> {
     const [s] = await db
       .select()
       .from(subjects)

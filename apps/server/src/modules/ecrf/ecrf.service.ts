@@ -57,6 +57,8 @@ export interface SaveBatchOptions {
   tx?: Tx;
   /** variable → source reference of the value being saved */
   sourceRefs?: ReadonlyMap<string, string>;
+  /** variable → entry mode of that value when it is not the batch's (pre-fill: KBMS 4 for a value read from a document) */
+  entryModes?: ReadonlyMap<string, number>;
 }
 
 /** History cause of a value cleared because a display condition hid its item (the reason stays the user's). */
@@ -170,7 +172,8 @@ export class EcrfService {
    * with the values. Pre-filled values do not complete a form (no required-item check, a new instance is a draft).
    */
   async saveBatch(ctx: ProjectScopedContext, input: z.output<typeof saveBatchRequest>, opts: SaveBatchOptions = {}): Promise<CrfInstanceView> {
-    const prefill = input.entryMode === ENTRY_MODE.gather || input.entryMode === ENTRY_MODE.inject;
+    const prefill = input.entryMode === ENTRY_MODE.gather || input.entryMode === ENTRY_MODE.inject || input.entryMode === ENTRY_MODE.kbms;
+    const modeOf = (variable: string) => opts.entryModes?.get(variable) ?? input.entryMode;
     const inTx = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => (opts.tx ? fn(opts.tx) : this.db.transaction(fn));
     return inTx(async (tx) => {
       const { subject, form, def } = await this.resolve(tx, ctx, input);
@@ -305,18 +308,18 @@ export class EcrfService {
         const old = current.get(k);
         const quality = v.quality ?? null;
         const ref = opts.sourceRefs?.get(k) ?? null;
-        if (old && same(old.value?.v, v.value) && old.entryMode === input.entryMode && (old.quality ?? null) === quality && (old.sourceRef ?? null) === ref) continue;
+        if (old && same(old.value?.v, v.value) && old.entryMode === modeOf(k) && (old.quality ?? null) === quality && (old.sourceRef ?? null) === ref) continue;
         // an unchanged pre-filled value keeps where it came from when the form is saved again by hand
         if (old && same(old.value?.v, v.value) && old.sourceRef && !ref) continue;
         if (!old && empty(v.value)) continue;
-        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: input.entryMode, quality, sourceRef: ref, updatedBy: ctx.user.id, updatedAt: now });
+        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: modeOf(k), quality, sourceRef: ref, updatedBy: ctx.user.id, updatedAt: now });
         if (old && same(old.value?.v, v.value)) continue;
         history.push({
           instanceId: inst!.id,
           variable: k,
           oldValue: { v: old?.value?.v ?? null },
           newValue: { v: v.value },
-          entryMode: input.entryMode,
+          entryMode: modeOf(k),
           reason: v.reason ?? null,
           instanceVersion: inst!.version,
           userId: ctx.user.id,
@@ -363,7 +366,7 @@ export class EcrfService {
       for (const [k, v] of current) values[k] = itemView(v, setBy.get(k) ?? null);
       for (const u of upserts)
         values[u.variable] = itemView(
-          { value: u.value ?? null, entryMode: input.entryMode, sourceRef: u.sourceRef ?? null, quality: u.quality ?? null, updatedAt: now },
+          { value: u.value ?? null, entryMode: u.entryMode, sourceRef: u.sourceRef ?? null, quality: u.quality ?? null, updatedAt: now },
           ctx.user.name,
         );
       return viewFrom(form, def, inst, values, null);

@@ -1,5 +1,6 @@
 /**
- * Pre-fill (issue 11 item 4; spec §4 new data / merge / ignore, entry modes gather 5 and inject 6): candidates per
+ * Pre-fill (issue 11 item 4; spec §4 new data / merge / ignore, entry modes gather 5 and inject 6, KBMS 4 for a value
+ * read from a source document by the OCR association): candidates per
  * form, decisions applied through the eCRF save path (locking, history, reason, audit, certified forms refused),
  * ignore decisions that hide a record version until cleaned, the source record behind a value, and the automatic
  * inject run that fills only empty items.
@@ -196,6 +197,8 @@ export class PrefillService {
       const seen = new Set<string>();
       const items: { variable: string; value: unknown; reason?: string }[] = [];
       const refs = new Map<string, string>();
+      // a value read from a source document (OCR association) is saved as KBMS 4, the hospital's as gather 5
+      const modes = new Map<string, number>();
       const rows: (typeof prefillDecisions.$inferInsert)[] = [];
       for (const d of input.decisions) {
         if (seen.has(d.variable)) {
@@ -245,6 +248,7 @@ export class PrefillService {
         if (it.state === 'same' && it.currentSourceRef === sourceRef(rec.id, rec.version)) continue;
         items.push({ variable: d.variable, value: it.evaluation.value, ...(d.reason ? { reason: d.reason } : {}) });
         refs.set(d.variable, sourceRef(rec.id, rec.version));
+        if (rec.rawFormat === 'ocr') modes.set(d.variable, ENTRY_MODE.kbms);
       }
       if (problems.length) {
         throw new AppError('VALIDATION', { detail: t('validation.field', { field: problems[0]!.field, message: problems[0]!.message }) }, problems);
@@ -254,7 +258,7 @@ export class PrefillService {
         const view = await this.ecrf.saveBatch(
           ctx,
           { ptsId: input.ptsId, visitId: input.visitId, formId: input.formId, unscheduledId: input.unscheduledId, repeatNo: input.repeatNo, version: input.version, entryMode: ENTRY_MODE.gather, items },
-          { tx, sourceRefs: refs },
+          { tx, sourceRefs: refs, entryModes: modes },
         );
         instance = view.instance ? { id: view.instance.id, version: view.instance.version, status: view.instance.status } : null;
       } else if (c.instance && input.version !== undefined && input.version !== c.instance.version) {
@@ -343,6 +347,8 @@ export class PrefillService {
       siteId: rec.siteId,
       externalId: rec.externalId,
       createTime: v.createdAt.toISOString(),
+      sourceFileId: rec.sourceFileId,
+      region: rec.region,
     };
   }
 
@@ -364,7 +370,8 @@ export class PrefillService {
           const def = f.definition as unknown as FormDefinition;
           const c = await computeForm(tx, { env: ctx.env, projectId: ctx.project.id, subject: r.subject, visit: r.visit, unscheduledId, formId: f.id, def, repeatNo: 1 });
           if (c.instance?.status === 3) return 0;
-          const fresh = c.items.filter((i) => i.state === 'new');
+          // a value read from a source document is a proposal a person accepts (KBMS 4), never injected
+          const fresh = c.items.filter((i) => i.state === 'new' && i.evaluation.record!.rawFormat !== 'ocr');
           if (fresh.length === 0) return 0;
           const refs = new Map(fresh.map((i) => [i.field.variable, sourceRef(i.evaluation.record!.id, i.evaluation.record!.version)]));
           await this.ecrf.saveBatch(

@@ -44,8 +44,15 @@ export class RecordsService {
     return and(ids === null ? undefined : inArray(col, ids.length ? ids : [-1]), ctx.siteId !== null ? eq(col, ctx.siteId) : undefined);
   }
 
+  /** the hospital's records (a result read from a source document has no connection: the documents screens show it) */
   private recordScope(ctx: ProjectScopedContext): SQL {
-    return and(eq(sourceRecords.projectId, ctx.project.id), eq(sourceRecords.env, ctx.env), sql`${sourceRecords.deletedAt} is null`, this.siteOk(ctx, sourceRecords.siteId))!;
+    return and(
+      eq(sourceRecords.projectId, ctx.project.id),
+      eq(sourceRecords.env, ctx.env),
+      sql`${sourceRecords.deletedAt} is null`,
+      sql`${sourceRecords.connectionId} is not null`,
+      this.siteOk(ctx, sourceRecords.siteId),
+    )!;
   }
 
   async list(ctx: ProjectScopedContext, q: z.output<typeof sourceRecordListRequest>) {
@@ -74,7 +81,7 @@ export class RecordsService {
   }
 
   private row(r: typeof sourceRecords.$inferSelect, connectionName: string): SourceRecordRow {
-    return { ...recordBrief(r), status: r.status, rawFormat: r.rawFormat, connectionId: r.connectionId, connectionName, updateTime: r.updatedAt.toISOString() };
+    return { ...recordBrief(r), status: r.status, rawFormat: r.rawFormat, connectionId: r.connectionId!, connectionName, updateTime: r.updatedAt.toISOString() };
   }
 
   /** One record with its raw payload (of the asked version) and its versions; the read is audited. */

@@ -93,6 +93,8 @@ describe('pre-fill review', () => {
   it('finds the source record of a gathered or injected value only', () => {
     expect(sourceOf({ entryMode: 5, sourceRef: 'source:12:v3' })).toEqual({ recordId: 12, version: 3, mode: 5 });
     expect(sourceOf({ entryMode: 6, sourceRef: 'source:1:v1' })?.mode).toBe(6);
+    // KBMS 4: read from a source document by the OCR association
+    expect(sourceOf({ entryMode: 4, sourceRef: 'source:7:v2' })).toEqual({ recordId: 7, version: 2, mode: 4 });
     expect(sourceOf({ entryMode: 2, sourceRef: 'source:12:v3' })).toBeNull();
     expect(sourceOf({ entryMode: 5, sourceRef: null })).toBeNull();
     expect(sourceOf(undefined)).toBeNull();

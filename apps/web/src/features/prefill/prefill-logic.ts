@@ -93,7 +93,8 @@ export function sourceOf(stored: { entryMode: number; sourceRef?: string | null 
   mode: number;
 } | null {
   if (!stored) return null;
-  if (stored.entryMode !== ENTRY_MODE.gather && stored.entryMode !== ENTRY_MODE.inject) return null;
+  // KBMS 4: a value read from a source document (OCR association), kept as a source record too
+  if (stored.entryMode !== ENTRY_MODE.gather && stored.entryMode !== ENTRY_MODE.inject && stored.entryMode !== ENTRY_MODE.kbms) return null;
   const ref = parseSourceRef(stored.sourceRef);
   return ref ? { ...ref, mode: stored.entryMode } : null;
 }

@@ -70,7 +70,7 @@ export function roundedText(v: string | null): string | null {
 }
 
 /** The raw payload as it came, readable: JSON pretty-printed (unchanged when it does not parse). */
-export function prettyRaw(format: 'fhir' | 'hl7v2' | 'sql', raw: string): string {
+export function prettyRaw(format: 'fhir' | 'hl7v2' | 'sql' | 'ocr', raw: string): string {
   if (format === 'hl7v2') return hl7Segments(raw).join('\n');
   try {
     return JSON.stringify(JSON.parse(raw), null, 2);

@@ -625,7 +625,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'ocrProConfig',
-    placeholder: true,
     path: '/project/ocrProConfig',
     anyOf: ['source:config:query'],
     menu: { icon: 'deid', group: 'settings' },

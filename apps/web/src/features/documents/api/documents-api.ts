@@ -1,10 +1,12 @@
 import { keepPreviousData, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type {
+  ProcessBarPdfResult,
   SourceFileDetail,
   SourceFilePage,
   SourceFileTab,
   SourceFileTextMask,
   SourceFileView,
+  SubjectPdfView,
   sourceFileBoxInput,
   sourceFileTabCounts,
 } from '@esource/shared';
@@ -119,3 +121,17 @@ export const pageImageQuery = (
 export function afterDocumentChange(qc: QueryClient): Promise<void> {
   return qc.invalidateQueries({ queryKey: documentsKey });
 }
+
+export const pdfApi = {
+  start: (ptsId: number) => api.post<SubjectPdfView>('/project/manage/synthesisPdf', { ptsId }),
+  status: (ptsId: number) => api.post<ProcessBarPdfResult>('/project/manage/queryProcessBarPdf', { ptsId }, { silent: true }),
+  download: (id: number) => api.get<Blob>('/project/manage/downloadPdf', { id }, { raw: true }),
+};
+
+/** The subject's PDF synthesis; polled every 2 s while one runs. */
+export const pdfStatusQuery = (ptsId: number) =>
+  queryOptions({
+    queryKey: [...documentsKey, 'pdf', ptsId],
+    queryFn: () => pdfApi.status(ptsId),
+    refetchInterval: (q) => (q.state.data?.running ? 2000 : false),
+  });

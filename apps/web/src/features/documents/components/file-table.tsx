@@ -9,7 +9,7 @@ import dayjs from 'dayjs';
 import { LIMITS, SOURCE_FILE_STATUS, type SourceFileView } from '@esource/shared';
 import { PagedTable } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
-import { mySitesQuery } from '../../subjects';
+import { mySitesQuery, subjectDetailPath } from '../../subjects';
 import { afterDocumentChange, docTypesQuery, documentsApi, filePageQuery, type FileFilters } from '../api/documents-api';
 import { allowedActions, fmtSize, reviewPath } from '../document-logic';
 import { FileStatusTag } from './file-status-tag';
@@ -38,6 +38,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
   const has = usePms();
   const qc = useQueryClient();
   const env = useSession((s) => s.env);
+  const loginType = useSession((s) => s.loginType);
   const projectId = useSession((s) => s.project?.id ?? null);
   const scope = { env, projectId };
   const [filters, setFilters] = useState<FileFilters>({ sortField: 'createTime', sortOrder: 'desc' });
@@ -116,7 +117,22 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
         </Space>
       ),
     },
-    { title: t('col.subject'), key: 'ptsNo', dataIndex: 'ptsNo', width: 130, sorter: true, sortOrder: sortOrderOf('ptsNo') },
+    {
+      title: t('col.subject'),
+      key: 'ptsNo',
+      dataIndex: 'ptsNo',
+      width: 130,
+      sorter: true,
+      sortOrder: sortOrderOf('ptsNo'),
+      render: (v: string, r) =>
+        fixed.ptsId === undefined ? (
+          <Link to={subjectDetailPath({ ptsId: r.ptsId, ptsNo: v, designVersionId: null }, loginType, { activeKey: 'documents' })} data-testid={`file-subject-${r.id}`}>
+            {v}
+          </Link>
+        ) : (
+          v
+        ),
+    },
     { title: t('col.docType'), key: 'docType', dataIndex: 'docType', width: 130, render: typeLabel },
     { title: t('col.pages'), key: 'pages', dataIndex: 'pages', width: 70 },
     { title: t('col.size'), key: 'size', dataIndex: 'size', width: 100, sorter: true, sortOrder: sortOrderOf('size'), render: fmtSize },
@@ -202,7 +218,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
   return (
     <>
       <div className="doc-filters">
-        {fixed.siteId === undefined ? (
+        {fixed.siteId === undefined && fixed.ptsId === undefined ? (
           <Select
             allowClear
             value={filters.siteId}

@@ -6,7 +6,7 @@ import { usePms } from '../../session';
 import { UploadDialog } from './upload-dialog';
 
 /** The Upload button and its dialog, for users with source:file:upload (the server checks it again). */
-export function UploadButton() {
+export function UploadButton({ ptsId }: { ptsId?: number }) {
   const { t } = useTranslation('documents');
   const has = usePms();
   const [open, setOpen] = useState(false);
@@ -16,7 +16,7 @@ export function UploadButton() {
       <Button type="primary" icon={<UploadOutlined />} onClick={() => setOpen(true)} data-testid="upload-open">
         {t('upload.open')}
       </Button>
-      <UploadDialog open={open} onClose={() => setOpen(false)} />
+      <UploadDialog open={open} onClose={() => setOpen(false)} {...(ptsId ? { ptsId } : {})} />
     </>
   );
 }

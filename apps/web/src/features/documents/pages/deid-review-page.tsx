@@ -39,6 +39,7 @@ import { FileStatusTag } from '../components/file-status-tag';
 import { FileTable } from '../components/file-table';
 import { PageImage } from '../components/page-image';
 import { TextMaskPanel } from '../components/text-mask-panel';
+import { OcrAssociation, type OcrAssociationProps } from '../components/ocr-association';
 import { UploadButton } from '../components/upload-button';
 import '../documents.css';
 
@@ -90,6 +91,8 @@ function Review({ id }: { id: number }) {
   const [dirty, setDirty] = useState(false);
   const [selected, setSelected] = useState<string | null>(null);
   const [hoverLine, setHoverLine] = useState<number | null>(null);
+  // the region a proposed eCRF value was read from (OCR association tab)
+  const [assocRegion, setAssocRegion] = useState<OcrAssociationProps['shown']>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [failing, setFailing] = useState(false);
   const viewport = useRef<HTMLDivElement>(null);
@@ -352,7 +355,7 @@ function Review({ id }: { id: number }) {
                 onAdd={onAdd}
                 onUpdate={onUpdate}
                 onRemove={onRemove}
-                highlight={hl}
+                highlight={hl ?? (assocRegion?.page === page ? assocRegion : null)}
               />
             </div>
           </Card>
@@ -396,6 +399,24 @@ function Review({ id }: { id: number }) {
                         key: 'text',
                         label: t('side.text'),
                         children: <TextMaskPanel lines={d.lines} page={page} masks={masks} editable={editable} onMasks={onMasks} onHover={setHoverLine} />,
+                      },
+                    ]
+                  : []),
+                ...(has('crf:prefill:execute')
+                  ? [
+                      {
+                        key: 'assoc',
+                        label: t('assoc.tab'),
+                        children: (
+                          <OcrAssociation
+                            file={d}
+                            shown={assocRegion}
+                            onShow={(r) => {
+                              setPage(r.page);
+                              setAssocRegion(r);
+                            }}
+                          />
+                        ),
                       },
                     ]
                   : []),

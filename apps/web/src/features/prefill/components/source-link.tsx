@@ -12,7 +12,7 @@ export interface SourceLinkProps {
 }
 
 /**
- * Beside an eCRF value that came from a source record (entry mode gather 5 or inject 6): its entry mode and a
+ * Beside an eCRF value that came from a source record (entry mode gather 5, inject 6, or KBMS 4 from a document): its entry mode and a
  * 'Source' link that opens the record (the version the value was filled from). Nothing for other values.
  */
 export function SourceLink({ variable, stored }: SourceLinkProps) {
@@ -23,7 +23,7 @@ export function SourceLink({ variable, stored }: SourceLinkProps) {
   return (
     <span className="prefill-source-link" data-testid={`source-link-${variable}`}>
       <Tooltip title={t('link.modeHint')}>
-        <Tag color={src.mode === ENTRY_MODE.inject ? 'purple' : 'cyan'} style={{ marginInlineEnd: 4 }}>
+        <Tag color={src.mode === ENTRY_MODE.inject ? 'purple' : src.mode === ENTRY_MODE.kbms ? 'geekblue' : 'cyan'} style={{ marginInlineEnd: 4 }}>
           {t(`entryMode.${src.mode}`)}
         </Tag>
       </Tooltip>

@@ -3,6 +3,7 @@ import { Alert, Button, Descriptions, Drawer, Result, Skeleton, Space, Tag, Typo
 import { HistoryOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import type { TFunction } from 'i18next';
+import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { SOURCE_DOC_TYPES } from '@esource/shared';
@@ -117,6 +118,16 @@ export function SourceRecordDrawer({ recordId, version, onClose }: SourceRecordD
               {r.status ? <Tag>{r.status}</Tag> : null}
             </Descriptions.Item>
             <Descriptions.Item label={t('record.subject')}>{r.ptsNo ?? '—'}</Descriptions.Item>
+            {r.sourceFileId ? (
+              <Descriptions.Item label={t(`rawFormat.${r.rawFormat}`)}>
+                <Space size={8} wrap>
+                  <span>{t('record.document', { page: (r.region?.page ?? 0) + 1 })}</span>
+                  <Link to={`/project/uploadTuomin?id=${r.sourceFileId}`} data-testid="source-record-document">
+                    {t('record.openDocument')}
+                  </Link>
+                </Space>
+              </Descriptions.Item>
+            ) : null}
             <Descriptions.Item label={t('record.externalId')}>
               <Typography.Text copyable style={{ wordBreak: 'break-all' }}>
                 {r.externalId}

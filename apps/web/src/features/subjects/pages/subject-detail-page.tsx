@@ -46,6 +46,7 @@ import { api } from '../../../lib/api-client';
 import { useSession, useAccess } from '../../session';
 import { CrfEntry, CrfStatusTag, ecrfApi, SignatureDialog } from '../../ecrf';
 import { SubjectSourceTab } from '../../sources';
+import { SubjectDocumentsTab } from '../../documents';
 import { scheduleQuery, subjectQuery, subjectsApi } from '../api/subjects-api';
 import { StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
@@ -146,7 +147,7 @@ export default function SubjectDetailPage() {
             {
               key: 'documents',
               label: t('detail.tab.documents'),
-              children: <Empty data-testid="tab-documents-empty" description={t('detail.documentsEmpty')} />,
+              children: <SubjectDocumentsTab ptsId={s.ptsId} ptsNo={s.ptsNo} />,
             },
           ]}
         />
