@@ -34,6 +34,10 @@ describe('phone numbers', () => {
       '数字12345678901不是手机号',
       'BP 132/84 mmHg, HR 88, date 2024-03-11, 2024.03.11',
       'INR 1.12, PT 12.5 s, APTT 32.1 s, creatinine 1.1 mg/dL (ref 0.7-1.3)',
+      // a date with its time glued on by OCR ("2026-01-25 08:30" read without the space)
+      '采样时间：2026-01-2508:30',
+      '报告时间 2026-01-2514',
+      'Collected 2026/01/25 0830',
     ]) expect(detectPhones(ctx(text)), text).toEqual([]);
   });
 });

@@ -10,6 +10,8 @@ const EXTENSION = /^(?:\s*(?:转|分机|ext\.?|x)\s*\d{1,6}|-\d{1,5}(?![\d-]))/i
 const LOOSE = /(?<![\w.+-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){1,4}(?:\s*(?:x|ext\.?)\s*\d{1,6})?(?![\w-]|\.\d)/gi;
 const DATE_SHAPE = /^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$/;
 const US_SHAPE = /^(?:\+?1[\s.-]?)?\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}/;
+// a date that opens the run (OCR glues a time to it: "2026-01-25 08:30" read as 2026-01-2508): a date, not a phone
+const DATE_START = /^(?:19|20)\d{2}[-./年]\d{1,2}[-./月]/;
 
 function digitCount(s: string): number {
   return s.replace(/\D/g, '').length;
@@ -25,6 +27,7 @@ function libphonenumber(ctx: DetectorContext, country: CountryCode): DeidSpan[] 
   const text = ctx.text.replace(/[,;]/g, ' ');
   for (const found of findPhoneNumbersInText(text, { defaultCountry: country })) {
     const raw = ctx.text.slice(found.startsAt, found.endsAt);
+    if (DATE_START.test(raw)) continue;
     const type = found.number.getType();
     const cnMobile = found.number.country === 'CN' && type === 'MOBILE';
     // a bare run of digits from another country's plan is only a phone with a phone word before it
@@ -45,7 +48,7 @@ function loose(ctx: DetectorContext): DeidSpan[] {
     const raw = m[0];
     // the extension does not count towards the number's length
     const n = digitCount(raw.replace(/\s*(?:x|ext\.?)\s*\d+$/i, ''));
-    if (n < 7 || n > 15 || DATE_SHAPE.test(raw)) continue;
+    if (n < 7 || n > 15 || DATE_SHAPE.test(raw) || DATE_START.test(raw)) continue;
     const shaped = raw.startsWith('+') || raw.includes('(') || /x|ext/i.test(raw) || US_SHAPE.test(raw);
     if (shaped || withContext(ctx.text, m.index)) out.push(span(ctx.text, m.index, m.index + raw.length, 'phone', 'phone.pattern'));
   }
