@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// `npm run bench [-- name …]`: runs the benchmarks in bench/ (each prints its own figures).
+// `npm run bench [-- name …]`: runs the benchmarks in bench/ (each prints its own figures): every *.bench.ts / *.bench.mjs
+// and web-bundle.mjs. Other modules here are their helpers (deid-docs.ts generates the deid benchmarks' pages,
+// deid-pipeline.ts mirrors the de-identification job); options reach a benchmark as environment variables (PAGES=8 …).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
