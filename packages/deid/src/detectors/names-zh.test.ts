@@ -21,6 +21,9 @@ describe('Chinese person names', () => {
         ['doctor', '刘洋'],
       ]),
     );
+    // a prescription's pharmacy signatures
+    const rx = detectChineseNames(ctx('审核药师：赵敏  调配药师：孙立新  核对药师：周杰'));
+    expect(rx.map((s) => [s.kind, s.text])).toEqual(expect.arrayContaining([['doctor', '赵敏'], ['doctor', '孙立新'], ['doctor', '周杰']]));
   });
 
   it('finds names by segmentation and before titles', () => {

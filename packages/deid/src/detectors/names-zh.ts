@@ -7,6 +7,8 @@ import { surnameLength } from './surnames.js';
 const PATIENT_LABEL = '患者姓名|病人姓名|姓名|患者|病人|受试者|联系人|家属|监护人|患者签名|签名|签字|委托人|代理人';
 const STAFF_LABEL =
   '副主任医师|主任医师|主治医师|住院医师|主管医师|经治医师|上级医师|申请医生|申请医师|送检医生|送检医师|开单医生|报告医师|报告医生|审核医师|检验医师|诊断医师|医师签名|医生签名|' +
+  // pharmacy (a prescription's signatures)
+  '审核药师|调配药师|核对药师|发药药师|配药人|发药人|' +
   '记录者|记录人|报告者|报告人|审核者|审核人|检验者|检验人|检验员|操作者|操作员|录入者|录入人|填表人|采样人|采集者|核对者|核对人|复核者|复核人|书写者|责任护士|护士|医师|医生|主治|主刀|术者|大夫';
 const LABEL = new RegExp(`(?:(?<patient>${PATIENT_LABEL})|(?<staff>${STAFF_LABEL}))(?<sep>[ \\t]*[:：][ \\t]*|[ \\t]*)`, 'g');
 // titles after a name or a bare surname: 张伟医生, 李主任
