@@ -15,9 +15,11 @@ describe('hospital names', () => {
   it('finds English hospital names', () => {
     expect(texts(detectHospitals(ctx("Discharged from St. Mary's Hospital to home.")))).toEqual(["St. Mary's Hospital"]);
     expect(texts(detectHospitals(ctx('Transferred to Massachusetts General Hospital.')))).toEqual(['Massachusetts General Hospital']);
+    // a letterhead in capitals
+    expect(texts(detectHospitals(ctx('NORTHWESTERN MEMORIAL HOSPITAL\nDischarge Summary')))).toEqual(['NORTHWESTERN MEMORIAL HOSPITAL']);
   });
 
   it('leaves generic words alone', () => {
-    for (const t of ['出院后至医院复查', '我院检验中心', 'Hospital course: uneventful.', 'returned to the clinic']) expect(detectHospitals(ctx(t)), t).toEqual([]);
+    for (const t of ['出院后至医院复查', '我院检验中心', 'Hospital course: uneventful.', 'returned to the clinic', 'Outpatient Clinic Note', 'EMERGENCY CLINIC', 'Seen in the Emergency Clinic today']) expect(detectHospitals(ctx(t)), t).toEqual([]);
   });
 });

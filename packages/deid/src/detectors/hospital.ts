@@ -1,4 +1,4 @@
-import { span } from '../spans.js';
+import { span, uniqueSpans } from '../spans.js';
 import type { DeidSpan, DetectorContext, Token } from '../types.js';
 
 // the word that ends a Chinese institution name
@@ -7,7 +7,9 @@ const ZH_SUFFIX = /(?:医院|卫生院|卫生服务中心|卫生服务站|医学
 const NAME_PART_TAGS = /^(?:ns|nt|nz|nr|nrt|nrfg|n|b|j|m|x|s|f|a|l|i)$/;
 const NOT_PART = new Set(['患者', '病人', '我院', '本院', '外院', '他院', '就诊', '转入', '转至', '来自', '收入', '我', '在', '于', '到', '从', '至', '转', '入', '经', '行', '曾', '去', '今', '来']);
 const EN = /(?<![A-Za-z])(?:(?:St\.?|Saint|[A-Z][A-Za-z'’&.-]*)[ \t]+){1,6}(?:General[ \t]+|Memorial[ \t]+|Children's[ \t]+|University[ \t]+|Community[ \t]+|Regional[ \t]+)*(?:Hospital|Medical[ \t]+Cent(?:er|re)|Health[ \t]+(?:System|Cent(?:er|re))|Clinic|Infirmary|Cancer[ \t]+Cent(?:er|re))(?:[ \t]+of[ \t]+(?:[A-Z][A-Za-z'’.-]*[ \t]*){1,4})?/g;
-const EN_GENERIC_HEAD = /^(?:The|A|An|This|Our|Your|His|Her|Their|At|In|To|From|Of|Discharged|Admitted|Transferred|Outside|Local|Hospital)$/;
+// names written in capitals on letterheads: NORTHWESTERN MEMORIAL HOSPITAL
+const EN_CAPS = /(?<![A-Za-z])(?:(?:ST\.?|SAINT|[A-Z][A-Z'’&.-]*)[ \t]+){1,6}(?:HOSPITAL|MEDICAL[ \t]+CENT(?:ER|RE)|HEALTH[ \t]+(?:SYSTEM|CENT(?:ER|RE))|CLINIC|INFIRMARY|CANCER[ \t]+CENT(?:ER|RE))(?![A-Za-z])/g;
+const EN_GENERIC_HEAD = /^(?:The|A|An|This|Our|Your|His|Her|Their|At|In|To|From|Of|Discharged|Admitted|Transferred|Outside|Local|Hospital|Outpatient|Inpatient|Emergency|Discharge|Admission|Specialist|Follow-up|Day|Walk-in)$/i;
 
 function zhStart(text: string, tokens: readonly Token[], suffixStart: number): number {
   let i = tokens.findIndex((t) => t.end > suffixStart);
@@ -37,7 +39,7 @@ export function detectHospitals(ctx: DetectorContext): DeidSpan[] {
       if (end - start > m[0].length) out.push(span(ctx.text, start, end, 'hospital', 'hospital.zh'));
     }
   }
-  for (const m of ctx.text.matchAll(EN)) {
+  for (const m of [...ctx.text.matchAll(EN), ...ctx.text.matchAll(EN_CAPS)]) {
     let start = m.index;
     let text = m[0].trimEnd();
     // drop leading words that are not part of a name ("Discharged from Mercy Hospital" starts at Mercy)
@@ -51,5 +53,5 @@ export function detectHospitals(ctx: DetectorContext): DeidSpan[] {
     }
     if (words.length > 1) out.push(span(ctx.text, start, start + text.length, 'hospital', 'hospital.en'));
   }
-  return out;
+  return uniqueSpans(out);
 }
