@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectEnglishNames } from './names-en.js';
-import { ctx } from './test-context.js';
+import { ctx, texts } from './test-context.js';
 
 describe('English person names', () => {
   it('finds names after labels and titles', () => {
@@ -19,6 +19,9 @@ describe('English person names', () => {
     expect(spans.map((s) => [s.kind, s.text])).toEqual(
       expect.arrayContaining([['doctor', 'Emily Chen'], ['doctor', 'Jennifer Lopez'], ['personName', 'David Johnson']]),
     );
+    // a report's signatures: specialist labels, Signed:, a degree after a comma without a space, O'Brien
+    const sig = detectEnglishNames(ctx("Pathologist: Anna Berg\nSigned: Thomas Reed\nMichael Hall,MD\nKaren O'Brien, MD"));
+    expect(texts(sig)).toEqual(expect.arrayContaining(['Anna Berg', 'Thomas Reed', 'Michael Hall', "Karen O'Brien"]));
   });
 
   it('leaves drugs, tests and diagnoses alone', () => {
@@ -28,6 +31,7 @@ describe('English person names', () => {
       'Diagnosis: Parkinson disease, Hodgkin lymphoma, Graves disease (ICD-10 E05.0).',
       'Patient Information: see below. Patient was admitted with chest pain.',
       'Drug Name: Warfarin',
+      'Signed Consent Form on file.',
     ])
       expect(detectEnglishNames(ctx(t)), t).toEqual([]);
   });

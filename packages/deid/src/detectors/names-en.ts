@@ -5,11 +5,11 @@ import type { DeidKind, DeidSpan, DetectorContext } from '../types.js';
 const PATIENT_LABEL =
   /(?<![A-Za-z])(?:Patient(?:'s)?\s+Name|(?<!(?:Drug|Test|Product|Generic|Brand|Hospital|Study|Site|File|User)\s)Name|(?:(?:first|last|maiden|middle|family|given|full)\s+)?name(?:\s+is|\?)|Patient|Mr\.?|Mrs\.?|Ms\.?|Miss|Mother|Father|Spouse|Wife|Husband|Son|Daughter|Contact(?:\s+Person)?|Next\s+of\s+Kin|Guardian|Signed\s+by|Signature|Recorded\s+by)(?:[ \t]*[:：][ \t]*|[ \t]+)/gi;
 const STAFF_LABEL =
-  /(?<![A-Za-z])(?:Dr\.?|Doctor|Physician|Attending(?:\s+Physician)?|Surgeon|Consultant|Resident|Referring\s+(?:Physician|Doctor)|Provider|Reported\s+by|Reviewed\s+by|Verified\s+by|Dictated\s+by|Transcribed\s+by|(?:Electronically\s+)?Signed\s+by\s+Dr\.?|Cosigned\s+by|Nurse|Prof\.?|Professor)(?:[ \t]*[:：][ \t]*|[ \t]+)/gi;
+  /(?<![A-Za-z])(?:Dr\.?|Doctor|Physician|Attending(?:\s+Physician)?|Surgeon|Consultant|Resident|Referring\s+(?:Physician|Doctor)|Provider|Pathologist|Radiologist|Pharmacist|Technologist|Signed(?=[ \t]*[:：])|Signature(?=[ \t]*[:：])|Approved\s+by|Authorized\s+by|Checked\s+by|Reported\s+by|Reviewed\s+by|Verified\s+by|Dictated\s+by|Transcribed\s+by|(?:Electronically\s+)?Signed\s+by\s+Dr\.?|Cosigned\s+by|Nurse|Prof\.?|Professor)(?:[ \t]*[:：][ \t]*|[ \t]+)/gi;
 // one to four capitalised words or initials on one line: John, O'Brien, Smith-Jones, J., SMITH
 const NAME = /(?:[A-Z][a-zA-Z'’-]*[a-z'’-][a-zA-Z'’-]*|[A-Z]\.|[A-Z]{2,}(?:['’-][A-Z]+)?)(?:[ \t](?:[A-Z][a-zA-Z'’-]*[a-z'’-][a-zA-Z'’-]*|[A-Z]\.|[A-Z]{2,}(?:['’-][A-Z]+)?)){0,3}/y;
 // a name followed by a clinical degree: Jane Doe, MD
-const WITH_DEGREE = /(?<![A-Za-z])([A-Z][a-z'’-]+(?:[ \t]+(?:[A-Z]\.|[A-Z][a-z'’-]+)){1,3}),?[ \t]+(?:MD|M\.D\.|DO|D\.O\.|RN|NP|PA-C|MBBS|PhD)(?![A-Za-z])/g;
+const WITH_DEGREE = /(?<![A-Za-z])([A-Z][a-z'’-]+(?:[ \t]+(?:[A-Z]\.|[A-Z][a-zA-Z'’-]+)){1,3})(?:,[ \t]*|[ \t]+)(?:MD|M\.D\.|DO|D\.O\.|RN|NP|PA-C|MBBS|PhD)(?![A-Za-z])/g;
 // capitalised words that follow labels but are not names
 const NOT_NAME = new Set(
   ('Information Info History Name Age Sex Gender Date Dob ID No Number Report Summary Discharge Admission Admitted The This That Is Was Were Has Had ' +
