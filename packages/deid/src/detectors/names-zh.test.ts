@@ -22,8 +22,10 @@ describe('Chinese person names', () => {
       ]),
     );
     // a prescription's pharmacy signatures
-    const rx = detectChineseNames(ctx('审核药师：赵敏  调配药师：孙立新  核对药师：周杰'));
-    expect(rx.map((s) => [s.kind, s.text])).toEqual(expect.arrayContaining([['doctor', '赵敏'], ['doctor', '孙立新'], ['doctor', '周杰']]));
+    const rx = detectChineseNames(ctx('审核药师：赵敏  调配药师：孙立新  核对药师：周杰\n调配：钱伟 核对：范鑫琴'));
+    expect(rx.map((s) => [s.kind, s.text])).toEqual(expect.arrayContaining([['doctor', '赵敏'], ['doctor', '孙立新'], ['doctor', '周杰'], ['doctor', '钱伟'], ['doctor', '范鑫琴']]));
+    // without a colon these words are verbs: 核对无误, 调配完成
+    expect(detectChineseNames(ctx('处方核对无误，调配完成后发药'))).toEqual([]);
   });
 
   it('finds names by segmentation and before titles', () => {
