@@ -19,6 +19,19 @@ async function openProject(page: Page, s: ApiSession, variant: 'main' | 'site', 
   await page.goto(path);
 }
 
+/**
+ * Afterwards the coordinator's de-identification and PDF progress items are marked read, as a user closing the panel
+ * would: later journeys of crc1 expect an empty progress panel (its notice would cover their buttons).
+ */
+test.afterAll(async ({ request }) => {
+  if (!crc) return;
+  const headers = { token: crc.token, proId: '1', proType: crc.user.projectType };
+  for (const type of [1, 2]) {
+    const list = (await (await request.post('/api/proProgressDisplay/list', { data: { type }, headers })).json()) as { data: { id: number }[] };
+    if (list.data.length) await request.post('/api/proProgressDisplay/updateIsReadByIdList', { form: { idList: list.data.map((i) => i.id).join(',') }, headers });
+  }
+});
+
 /** The list row of a file by its name. */
 const row = (page: Page, name: string) => page.getByTestId('file-table').locator('tr', { hasText: name });
 

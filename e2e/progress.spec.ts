@@ -8,6 +8,12 @@ test('a running job appears in the progress panel; closing it marks the items re
 }) => {
   const s = await apiLogin(request, 'crc1', 3, 'site');
   const headers = { token: s.token, proId: '1', proType: 'PRO' };
+  // start from an empty panel: mark what earlier journeys left for this user (uploads, extractions) as read
+  for (const type of [1, 2]) {
+    const before = (await (await request.post('/api/proProgressDisplay/list', { data: { type }, headers })).json()) as { data: { id: number }[] };
+    if (before.data.length > 0)
+      await request.post('/api/proProgressDisplay/updateIsReadByIdList', { form: { idList: before.data.map((i) => i.id).join(',') }, headers });
+  }
   // a real job on the server's queue, reporting done/total to a progress item (type 2: subject extraction)
   const started = await request.post('/api/test/jobs/start', {
     form: { type: 2, steps: 40, stepMs: 400, label: 'Extraction S-001', ptsNo: 'S-001', ptsId: 1 },
