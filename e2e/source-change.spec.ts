@@ -72,6 +72,12 @@ async function open(
     expect(r.status()).toBe(200);
     s.user.projectType = 'PRO';
   }
+  // the user has closed the progress notice of earlier extractions: open, it covers the rows' links on the right
+  const headers = { token: s.token, proId: '1', proType: 'PRO' };
+  for (const type of [1, 2]) {
+    const items = (await (await ctx.request.post('/api/proProgressDisplay/list', { data: { type }, headers })).json()) as { data?: { id: number }[] };
+    if (items.data?.length) await ctx.request.post('/api/proProgressDisplay/updateIsReadByIdList', { form: { idList: items.data.map((i) => i.id).join(',') }, headers });
+  }
   await openLoggedIn(page, s, u.variant, `${url}${url.includes('?') ? '&' : '?'}proId=1`, lang);
   await expect(page.getByTestId('project-label')).toContainText('DEMO-001');
   return page;
