@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { close as closeOcr } from '@esource/ocr';
 import type { SourceFileDetail, SourceFileView } from '@esource/shared';
 import { auditEvents, sites, sourceFiles } from '../src/db/schema';
-import { startTestServer, type TestServer } from './harness';
+import { startTestServer, waitFor, type TestServer } from './harness';
 import { labPdf, noise, png, upload } from './documents-fixtures';
 
 let s: TestServer;
@@ -32,16 +32,6 @@ let otherId = 0;
 let scan: Buffer;
 
 type Page = { pageNumber: number; pageSize: number; totalCount: number; content: SourceFileView[] };
-
-async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const search = async (who: string, form: Record<string, string | number> = {}) => {
   const r = await s.api.post<Page>('/source/file/page', { token: tok[who], headers: H, form: { pageSize: 50, ...form } });

@@ -14,7 +14,7 @@ import type { SourceFileView } from '@esource/shared';
 import { auditEvents, progressItems, sites, sourceFiles } from '../src/db/schema';
 import { fileStoreOf } from '../src/modules/documents/file-store';
 import { DeidJob } from '../src/modules/documents/deid.job';
-import { startTestServer, type TestServer } from './harness';
+import { startTestServer, waitFor, type TestServer } from './harness';
 import { ID_CARD, blankPdf, encryptedPdf, jpeg, labPdf, noise, pixelBomb, png, upload, type UploadFile } from './documents-fixtures';
 
 let s: TestServer;
@@ -23,16 +23,6 @@ const tok: Record<string, string> = {};
 let siteA = 0;
 let pts = 0;
 let pts2 = 0;
-
-async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const list = async (ptsId: number, token = tok.crc1!) => (await s.api.post<{ totalCount: number; content: SourceFileView[] }>('/source/file/list', { token, headers: H, form: { ptsId, pageSize: 200 } })).body.data;
 const settled = (ptsId: number) => waitFor(() => list(ptsId), (d) => d.content.every((f) => f.status !== 0));

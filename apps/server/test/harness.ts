@@ -140,3 +140,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
 
 export const DEMO_PROJECT_ID = 1;
 export { DEMO_PASSWORD, sha256Hex };
+
+/** Polls `fn` every 200 ms until `ok` holds; fails after `ms` with the last value it saw. */
+export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v).slice(0, 1500)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -11,7 +11,7 @@ import { pdfPageText, openPdf } from '@esource/redact';
 import { close as closeOcr } from '@esource/ocr';
 import type { ProcessBarPdfResult, SourceFileView, SubjectPdfView } from '@esource/shared';
 import { sites, subjectPdfs } from '../src/db/schema';
-import { startTestServer, type TestServer } from './harness';
+import { startTestServer, waitFor, type TestServer } from './harness';
 import { ID_CARD, blankPdf, jpeg, labPdf, upload } from './documents-fixtures';
 
 let s: TestServer;
@@ -19,16 +19,6 @@ const H = { proId: 1, proType: 'PRO', language: 'en_US' };
 const tok: Record<string, string> = {};
 let pts = 0;
 let empty = 0;
-
-async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out; last value ${JSON.stringify(v).slice(0, 1500)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const files = async (ptsId: number) => (await s.api.post<{ content: SourceFileView[] }>('/source/file/list', { token: tok.crc1, headers: H, form: { ptsId, pageSize: 200 } })).body.data.content;
 const bar = (ptsId: number, token = tok.crc1!) => s.api.post<ProcessBarPdfResult>('/project/manage/queryProcessBarPdf', { token, headers: H, form: { ptsId } });

@@ -59,15 +59,10 @@ export class DocumentsReviewService {
     private readonly docs: DocumentsService,
   ) {}
 
-  /** Live subjects' files in the caller's scope (the subject list's rule: a subject in the recycle bin hides its files). */
-  private inScope(ctx: ProjectScopedContext) {
-    return and(this.docs.scope(ctx), sql`${subjects.status} <> 0`);
-  }
-
   // ── the project's list and the message counts ──
   async page(ctx: ProjectScopedContext, q: SearchRequest) {
     const where = and(
-      this.inScope(ctx),
+      this.docs.scope(ctx),
       q.siteId !== undefined ? eq(sourceFiles.siteId, q.siteId) : undefined,
       q.ptsId !== undefined ? eq(sourceFiles.subjectId, q.ptsId) : undefined,
       q.ptsNo ? ilike(subjects.ptsNo, likeOf(q.ptsNo)) : undefined,
@@ -88,7 +83,7 @@ export class DocumentsReviewService {
       .select({ pending: n('pending'), processed: n('processed'), invalid: n('invalid') })
       .from(sourceFiles)
       .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
-      .where(this.inScope(ctx));
+      .where(this.docs.scope(ctx));
     return { pending: r?.pending ?? 0, processed: r?.processed ?? 0, invalid: r?.invalid ?? 0 };
   }
 
@@ -99,7 +94,7 @@ export class DocumentsReviewService {
       .from(sourceFiles)
       .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
       .leftJoin(users, eq(users.id, sourceFiles.createdBy))
-      .where(and(eq(sourceFiles.id, id), this.inScope(ctx)));
+      .where(and(eq(sourceFiles.id, id), this.docs.scope(ctx)));
     if (!r) throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
     const { f } = r;
     const canOriginal = mayReadOriginal(ctx);

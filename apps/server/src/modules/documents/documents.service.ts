@@ -29,6 +29,7 @@ import { taskErrorMessage } from '../sources/extract.service';
 import type { DeidJob } from './deid.job';
 import type { FileStore } from './file-store';
 import type { CheckedFile } from './upload-check';
+import { staleWrite } from '../../lib/stale';
 
 type FileRow = typeof sourceFiles.$inferSelect;
 type Subject = typeof subjects.$inferSelect;
@@ -65,9 +66,9 @@ export class DocumentsService {
       .then((rows) => rows.map((r) => toView(lang, r.f, r.ptsNo, r.createdBy)));
   }
 
-  /** Files in the caller's scope (project, environment, the caller's sites); the query must join subjects. */
+  /** Files in the caller's scope; the query must join subjects (sourceFileScope). */
   scope(ctx: ProjectScopedContext) {
-    return and(eq(sourceFiles.projectId, ctx.project.id), eq(sourceFiles.env, ctx.env), this.subjectsService.scope(ctx));
+    return sourceFileScope(this.subjectsService, ctx);
   }
 
   /** A stored file's bytes; content missing from the store (lost, restored from an old backup) is a 404, not a 500. */
@@ -86,7 +87,7 @@ export class DocumentsService {
       .select({ f: sourceFiles })
       .from(sourceFiles)
       .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
-      .where(and(eq(sourceFiles.id, id), this.scope(ctx), sql`${subjects.status} <> 0`));
+      .where(and(eq(sourceFiles.id, id), this.scope(ctx)));
     if (!r) throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
     return r.f;
   }
@@ -223,7 +224,7 @@ export class DocumentsService {
     const t = translator(ctx.language);
     return this.db.transaction(async (tx) => {
       const f = await this.find(tx, ctx, input.id);
-      if (f.version !== input.version) throw await staleWrite(tx, f);
+      if (f.version !== input.version) throw await staleWrite(tx, f.updatedBy, f.updatedAt);
       const step = sourceFileTransition(f.status, input.status);
       if (!step || !allowed(step)) throw new AppError('DOCUMENT_TRANSITION', { from: t(`documents.status.${f.status}`), to: t(`documents.status.${input.status}`, { defaultValue: String(input.status) }) });
       if (!ctx.pms.has(step.permission)) throw new AppError('FORBIDDEN');
@@ -234,7 +235,11 @@ export class DocumentsService {
         .set({ status: step.to, reason: step.to === S.auditFailed ? reason : null, version: f.version + 1, updatedBy: ctx.user.id, updatedAt: new Date() })
         .where(and(eq(sourceFiles.id, f.id), eq(sourceFiles.version, f.version)))
         .returning();
-      if (!after) throw await staleWrite(tx, f);
+      if (!after) {
+        // someone else's change won between the read and this update: name them, not the writer before
+        const [now] = await tx.select({ updatedBy: sourceFiles.updatedBy, updatedAt: sourceFiles.updatedAt }).from(sourceFiles).where(eq(sourceFiles.id, f.id));
+        throw await staleWrite(tx, now?.updatedBy, now?.updatedAt ?? f.updatedAt);
+      }
       await recordAudit(tx, actorOf(ctx), [
         { action: 'document.status', entity: 'sourceFile', entityId: f.id, projectId: f.projectId, siteId: f.siteId, subjectId: f.subjectId, field: 'status', oldValue: f.status, newValue: step.to, reason },
       ]);
@@ -251,9 +256,13 @@ export function mayReadOriginal(ctx: ProjectScopedContext): boolean {
   return ctx.pms.has('source:file:original') && ctx.pms.has('patient:identifier:query');
 }
 
-async function staleWrite(tx: Db | Tx, f: FileRow): Promise<AppError> {
-  const [u] = f.updatedBy ? await tx.select({ name: users.name }).from(users).where(eq(users.id, f.updatedBy)) : [];
-  return new AppError('STALE_WRITE', { user: u?.name ?? '?', time: f.updatedAt.toISOString() });
+/**
+ * THE scope of source files (every read and change of one goes through it): the caller's project and environment, the
+ * caller's sites (the subject list's rule), and live subjects only — a subject in the recycle bin hides its files.
+ * The query must join subjects.
+ */
+export function sourceFileScope(subjectsService: SubjectsService, ctx: ProjectScopedContext) {
+  return and(eq(sourceFiles.projectId, ctx.project.id), eq(sourceFiles.env, ctx.env), subjectsService.scope(ctx), sql`${subjects.status} <> 0`);
 }
 
 export function toView(lang: Language, f: FileRow, ptsNo: string, createdBy: string | null): SourceFileView {

@@ -18,7 +18,7 @@
  * - Scope and rights: the file must be in the caller's scope and past automatic de-identification (status ≥ 1).
  */
 import { createHash } from 'node:crypto';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   formFields,
@@ -57,6 +57,7 @@ import { translator } from '../../lib/i18n';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { SubjectsService } from '../subjects/subjects.service';
 import { projectZone, ruleOf, synonymIndex, type RuleRow } from '../prefill/prefill-engine';
+import { sourceFileScope } from './documents.service';
 
 type Input = z.output<typeof ocrAssociationRequest>;
 type VisitRow = typeof visits.$inferSelect;
@@ -97,13 +98,7 @@ export class OcrAssociationService {
       .from(sourceFiles)
       .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
       .where(
-        and(
-          eq(sourceFiles.id, input.fileId),
-          eq(sourceFiles.projectId, ctx.project.id),
-          eq(sourceFiles.env, ctx.env),
-          this.subjects.scope(ctx),
-          sql`${subjects.status} <> 0`,
-        ),
+        and(eq(sourceFiles.id, input.fileId), sourceFileScope(this.subjects, ctx)),
       );
     if (!row) throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
     const { f: file, s: subject } = row;
@@ -265,6 +260,7 @@ export class OcrAssociationService {
       );
       const out = new Map<string, typeof sourceRecords.$inferSelect>();
       const versions: (typeof sourceRecordVersions.$inferInsert)[] = [];
+      const fresh: (typeof sourceRecords.$inferInsert)[] = [];
       for (const w of wanted.values()) {
         const c = w.candidate;
         const values = {
@@ -286,30 +282,18 @@ export class OcrAssociationService {
         const e = existing.get(w.externalId);
         let rec: typeof sourceRecords.$inferSelect;
         if (!e) {
-          [rec] = (await tx
-            .insert(sourceRecords)
-            .values({
-              env: file.env,
-              projectId: file.projectId,
-              siteId: file.siteId,
-              subjectId: file.subjectId,
-              sourceFileId: file.id,
-              externalId: w.externalId,
-              rawFormat: 'ocr',
-              ...values,
-            })
-            .returning()) as [typeof rec];
-          versions.push({
-            recordId: rec.id,
-            version: 1,
-            changeKind: 'created',
-            contentHash: w.hash,
-            valueNum: c.valueNum,
-            valueText: c.valueText,
-            unit: values.unit,
-            raw: w.raw,
+          // inserted together below
+          fresh.push({
+            env: file.env,
+            projectId: file.projectId,
+            siteId: file.siteId,
+            subjectId: file.subjectId,
+            sourceFileId: file.id,
+            externalId: w.externalId,
+            rawFormat: 'ocr',
+            ...values,
           });
-          counts.created++;
+          continue;
         } else if (e.contentHash === w.hash && e.deletedAt === null) {
           rec = e;
           counts.unchanged++;
@@ -333,12 +317,28 @@ export class OcrAssociationService {
         }
         out.set(w.externalId, rec);
       }
+      if (fresh.length)
+        for (const rec of await tx.insert(sourceRecords).values(fresh).returning()) {
+          versions.push({
+            recordId: rec.id,
+            version: 1,
+            changeKind: 'created',
+            contentHash: rec.contentHash,
+            valueNum: rec.valueNum,
+            valueText: rec.valueText,
+            unit: rec.unit,
+            raw: rec.raw,
+          });
+          out.set(rec.externalId, rec);
+          counts.created++;
+        }
       const gone = [...existing.values()].filter((e) => e.deletedAt === null && !wanted.has(e.externalId));
-      for (const e of gone) {
+      if (gone.length)
         await tx
           .update(sourceRecords)
-          .set({ deletedAt: new Date(), version: e.version + 1, updatedAt: new Date() })
-          .where(eq(sourceRecords.id, e.id));
+          .set({ deletedAt: new Date(), version: sql`${sourceRecords.version} + 1`, updatedAt: new Date() })
+          .where(inArray(sourceRecords.id, gone.map((e) => e.id)));
+      for (const e of gone) {
         versions.push({
           recordId: e.id,
           version: e.version + 1,

@@ -18,6 +18,7 @@ import { actorOf, recordAudit } from '../audit/audit.service';
 import type { JobContext, JobRunner } from '../jobs/job-runner';
 import type { DocumentsService } from './documents.service';
 import type { FileStore } from './file-store';
+import { isUniqueViolation } from '../../lib/db-errors';
 
 export const PDF_JOB = 'subject-pdf';
 const HEARTBEAT_MS = 30_000;
@@ -31,10 +32,6 @@ interface PdfJobData {
   language: Language;
 }
 
-function uniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  return (e.code ?? e.cause?.code) === '23505';
-}
 
 /** Text the standard PDF font can draw (WinAnsi): anything else becomes '?'. */
 const latin = (s: string) => s.replace(/[^\x20-\x7e]/g, '?');
@@ -92,7 +89,7 @@ export class SubjectPdfService {
         return r!;
       });
     } catch (err) {
-      if (uniqueViolation(err)) throw new AppError('PDF_SYNTHESIS_BUSY');
+      if (isUniqueViolation(err)) throw new AppError('PDF_SYNTHESIS_BUSY');
       throw err;
     }
     const display = translator(ctx.language)('documents.progress.pdf', { ptsNo: s.ptsNo, files: files.length });

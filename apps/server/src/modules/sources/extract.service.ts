@@ -37,6 +37,7 @@ import { identifierLookups } from './connections.service';
 import { readFhirFile } from './fhir-file';
 import { prefillAfterExtraction } from './extract-prefill';
 import { settleDropFile } from './drop-folder';
+import { isUniqueViolation } from '../../lib/db-errors';
 
 export const EXTRACT_JOB = 'source-extract';
 export const FILE_JOB = 'source-file-ingest';
@@ -66,11 +67,6 @@ export interface ExtractJobData {
 
 class Cancelled extends Error {}
 
-/** A unique violation (here: a second live task of a subject), the driver's own error or wrapped by Drizzle as its cause. */
-function uniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; cause?: { code?: unknown } };
-  return (e.code ?? e.cause?.code) === '23505';
-}
 
 function emptyStats(): ExtractStats {
   return { read: 0, created: 0, updated: 0, unchanged: 0, skipped: {}, byDocType: {}, byResourceType: {}, patientsMatched: 0, patientsQueued: 0, pages: 0, subjects: 0, connections: 0 };
@@ -229,7 +225,7 @@ export class ExtractService {
             .returning();
           rows.push({ t: t!, s });
         } catch (err) {
-          if (uniqueViolation(err)) throw new AppError('SOURCE_TASK_LIVE', { ptsNo: s.ptsNo });
+          if (isUniqueViolation(err)) throw new AppError('SOURCE_TASK_LIVE', { ptsNo: s.ptsNo });
           throw err;
         }
       }
@@ -288,7 +284,7 @@ export class ExtractService {
             .set({ status: TASK_STATUS.queued, jobId, errorCode: null, errorDetail: null, startedAt: null, heartbeatAt: null, finishedAt: null })
             .where(eq(sourceExtractTasks.id, t.id));
         } catch (err) {
-          if (uniqueViolation(err)) throw new AppError('SOURCE_TASK_LIVE', { ptsNo: s?.ptsNo ?? '' });
+          if (isUniqueViolation(err)) throw new AppError('SOURCE_TASK_LIVE', { ptsNo: s?.ptsNo ?? '' });
           throw err;
         }
         await recordAudit(tx, actorOf(ctx), [{ action: 'source.extract.retry', entity: 'sourceExtractTask', entityId: t.id, projectId: ctx.project.id, siteId: t.siteId, subjectId: t.subjectId }]);
@@ -661,7 +657,7 @@ export class ExtractService {
             );
             out.push({ t: t!, ptsNo: r.pts_no });
           } catch (err) {
-            if (!uniqueViolation(err)) throw err;
+            if (!isUniqueViolation(err)) throw err;
           }
         }
         return out;

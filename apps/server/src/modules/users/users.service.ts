@@ -32,6 +32,7 @@ import { hashPasswordDigest } from '../auth/auth.service';
 import * as repo from './users.repo';
 import { buildTemplate, readUserSheet, streamUserExport, type SheetRow } from './users.excel';
 import { offsetOf, pageOf } from '../../lib/page';
+import { isUniqueViolation } from '../../lib/db-errors';
 
 /** The user fields the audit trail follows, field by field. */
 const AUDIT_FIELDS = [
@@ -75,13 +76,6 @@ export function generateInitialPassword(length = 12): string {
 /** argon2id of SHA-256(password): what login compares the client's digest with. */
 async function hashInitialPassword(pw: string): Promise<string> {
   return hashPasswordDigest(createHash('sha256').update(pw).digest('hex'));
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
 }
 
 function validationError(lang: Language, problems: FieldProblem[]): AppError {

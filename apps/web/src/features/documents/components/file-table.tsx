@@ -65,6 +65,8 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
     try {
       await fn();
       void message.success(done);
+    } catch {
+      // the API client has shown the server's translated message (a stale version, a transition refused)
     } finally {
       await afterDocumentChange(qc);
     }
