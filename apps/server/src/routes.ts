@@ -47,7 +47,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...auditRoutes(deps),
     ...tracingRoutes(deps),
     ...searchRoutes(deps),
-    ...isfRoutes(),
+    ...isfRoutes(deps),
     ...selfTestRoutes(deps),
     ...userRoutes(deps),
     ...hl7Routes(deps),

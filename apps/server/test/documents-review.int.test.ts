@@ -89,7 +89,7 @@ beforeAll(async () => {
   otherId = b.body.data.files[0]!.id;
   const all = await waitFor(() => search('cra'), (d) => d.totalCount === 4 && d.content.every((f) => f.status !== 0));
   for (const f of all.content) expect(f.status, f.errorMessage ?? '').toBe(1);
-  ptsNoA = all.content.find((f) => f.id === scanId)!.ptsNo;
+  ptsNoA = all.content.find((f) => f.id === scanId)!.ptsNo!;
   // 55 more files of another site-A subject, inserted at once (one creation time: the id breaks the ties):
   // 50 audit passed, 3 failed de-identification, 2 at the default status
   const [ref] = await s.database.db.select().from(sourceFiles).where(eq(sourceFiles.id, oddId));

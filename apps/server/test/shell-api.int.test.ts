@@ -89,6 +89,6 @@ describe('ISF dot', () => {
     const token = await s.api.login('crc1');
     const r = await s.api.get<number>('/rf/file/getUnUploadNum', { token, headers: { proId: 1 } });
     expect(r.status).toBe(200);
-    expect(r.body.data).toBe(0);
+    expect(r.body.data).toBe(0); // no ISF document kind is configured in the demo project yet
   });
 });

@@ -61,11 +61,16 @@ export type SourceFileBox = z.infer<typeof sourceFileBox>;
 
 export const sourceFileView = z.object({
   id: z.number().int(),
-  ptsId: z.number().int(),
-  ptsNo: z.string(),
+  /** the subject; null for an ISF document (isfKindId) */
+  ptsId: z.number().int().nullable(),
+  ptsNo: z.string().nullable(),
   siteId: z.number().int(),
+  /** an ISF document's kind and version (issue 12 item 8); null for a subject's file */
+  isfKindId: z.number().int().nullable(),
+  isfVersion: z.number().int().nullable(),
   visitId: z.number().int().nullable(),
-  docType: z.number().int(),
+  /** SOURCE_DOC_TYPES 1..8; null for an ISF document */
+  docType: z.number().int().nullable(),
   fileName: z.string(),
   kind: sourceFileKind,
   size: z.number().int(),
@@ -173,6 +178,8 @@ export const sourceFileDetail = sourceFileView.extend({
   lines: z.array(sourceFileTextLine),
   /** the caller may see the original (and the lines) */
   canOriginal: z.boolean(),
+  /** an ISF document's kind, in the caller's language */
+  isfKind: z.string().nullable(),
   /** status allows editing the boxes, and the caller may */
   canEdit: z.boolean(),
 });

@@ -85,6 +85,14 @@ export const ERROR_STATUS = {
   PDF_SYNTHESIS_EMPTY: 409,
   /** a project's desensitization keywords would exceed DEID_KEYWORDS_MAX (add or import; nothing is written) */
   DEID_KEYWORD_LIMIT: 409,
+  /** an ISF document kind of that name (any letter case) exists in the project and environment */
+  ISF_KIND_NAME_TAKEN: 409,
+  /** an ISF version is one file */
+  ISF_ONE_FILE: 400,
+  /** the kind is not kept at that site (its sites list leaves the site out) */
+  ISF_KIND_NOT_FOR_SITE: 400,
+  /** a version of the kind at the site is still in automatic de-identification */
+  ISF_UPLOAD_BUSY: 409,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

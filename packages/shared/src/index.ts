@@ -28,4 +28,5 @@ export * from './sources.schema';
 export * from './documents.schema';
 export * from './ocr-association.schema';
 export * from './deid-config.schema';
+export * from './isf.schema';
 export * from './hl7.schema';

@@ -88,6 +88,8 @@ export const PERMISSION_TREE = {
   },
   isf: {
     file: ['query', 'upload', 'delete'],
+    /** the required document kinds of the sites (data manager) */
+    kind: ['config'],
   },
   edc: {
     sync: ['query', 'execute', 'config'],

@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   customType,
   doublePrecision,
@@ -1067,11 +1068,11 @@ export const sourceFiles = pgTable(
     siteId: integer('site_id')
       .notNull()
       .references(() => sites.id),
-    subjectId: integer('subject_id')
-      .notNull()
-      .references(() => subjects.id),
+    /** the subject's file; null for an ISF document (isfKindId, isfVersion; constraint source_files_owner) */
+    subjectId: integer('subject_id').references(() => subjects.id),
     visitId: integer('visit_id').references(() => visits.id),
-    docType: smallint('doc_type').notNull(),
+    /** SOURCE_DOC_TYPES 1..8; null for an ISF document */
+    docType: smallint('doc_type'),
     fileName: varchar('file_name', { length: 255 }).notNull(),
     kind: varchar('kind', { length: 5 }).$type<'image' | 'pdf'>().notNull(),
     size: integer('size').notNull(),
@@ -1093,6 +1094,9 @@ export const sourceFiles = pgTable(
     heartbeatAt: ts('heartbeat_at'),
     restarts: integer('restarts').notNull().default(0),
     version: integer('version').notNull().default(1),
+    /** an ISF document's kind and its version (1, 2, … per kind and site), migration 0022 */
+    isfKindId: integer('isf_kind_id').references((): AnyPgColumn => isfKinds.id),
+    isfVersion: integer('isf_version'),
     createdBy: integer('created_by').references(() => users.id),
     updatedBy: integer('updated_by').references(() => users.id),
     createdAt: created(),
@@ -1179,3 +1183,28 @@ export const deidPolicies = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.env] })],
 );
+
+/**
+ * The ISF's document kinds (issue 12 item 8, /project/researchFile): what a site must keep (required) or may keep,
+ * per project and environment, for every site (siteIds null) or the listed ones. Removed kinds keep status 0 so their
+ * uploaded versions stay readable in the audit trail. Unique by name in any letter case among live kinds (migration
+ * 0022).
+ */
+export const isfKinds = pgTable('isf_kinds', {
+  id: serial('id').primaryKey(),
+  env: envCol(),
+  projectId: integer('project_id')
+    .notNull()
+    .references(() => projects.id),
+  name: varchar('name', { length: 100 }).notNull(),
+  nameEn: varchar('name_en', { length: 100 }),
+  required: boolean('required').notNull().default(true),
+  siteIds: integer('site_ids').array(),
+  sort: integer('sort').notNull().default(0),
+  status: smallint('status').notNull().default(1),
+  version: integer('version').notNull().default(1),
+  createdBy: integer('created_by').references(() => users.id),
+  updatedBy: integer('updated_by').references(() => users.id),
+  createdAt: created(),
+  updatedAt: updated(),
+});

@@ -56,6 +56,7 @@ export const NAMESPACES = [
   'hl7',
   'documents',
   'deidConfig',
+  'isf',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

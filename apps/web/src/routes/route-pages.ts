@@ -76,6 +76,10 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   uploadTuomin: deidReview,
   pdfTuomin: deidReview,
   messageUploadTuomin: deidReview,
+  // issue 12 item 8: the investigator site file; its versions are reviewed on the documents' screen
+  researchFile: () => import('../features/isf/pages/isf-page'),
+  isfImageTuomin: deidReview,
+  isfPdfTuomin: deidReview,
   deidMessage: deidMessages,
   sickRecordMsg: deidMessages,
   visitTimeline: () => import('../features/calendar/pages/visit-timeline-page'),

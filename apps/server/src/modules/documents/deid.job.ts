@@ -63,10 +63,11 @@ export class DeidJob {
   }
 
   /** Queues a file's job; its id is written on the row first, so the job claims exactly its file. */
-  async enqueue(f: FileRow, userId: number | null, language: Language, ptsNo: string, jobId?: string): Promise<void> {
+  async enqueue(f: FileRow, userId: number | null, language: Language, ptsNo: string | null, jobId?: string): Promise<void> {
     const id = jobId ?? randomUUID();
     if (!jobId) await this.db.update(sourceFiles).set({ jobId: id }).where(eq(sourceFiles.id, f.id));
-    const display = translator(language)('documents.progress.deid', { name: f.fileName, ptsNo });
+    // an ISF document has no subject: its progress names the file and its version
+    const display = ptsNo === null ? translator(language)('documents.progress.deidIsf', { name: f.fileName, version: f.isfVersion ?? 1 }) : translator(language)('documents.progress.deid', { name: f.fileName, ptsNo });
     const r = await this.jobs.enqueue(DEID_JOB, { fileId: f.id, language } satisfies DeidJobData, {
       id,
       ...(userId ? { progress: { userId, env: f.env as 'PRO', projectId: f.projectId, siteId: f.siteId, type: PROGRESS_TYPE.sourceUpload, displayInformation: display, ptsNo, ptsId: f.subjectId } } : {}),
@@ -138,7 +139,8 @@ export class DeidJob {
    * after a restart uses the configuration of that moment.
    */
   async options(f: Pick<FileRow, 'subjectId' | 'projectId' | 'env'>): Promise<DeidOptions> {
-    const [s] = await this.db.select().from(subjects).where(eq(subjects.id, f.subjectId));
+    // an ISF document has no subject: the detectors and the project's keywords only
+    const [s] = f.subjectId === null ? [] : await this.db.select().from(subjects).where(eq(subjects.id, f.subjectId));
     const v = (x: string | null | undefined) => (x && x.trim() ? x.trim() : undefined);
     const subject = {
       name: s?.initials && s.initials.trim().length >= 2 ? s.initials.trim() : undefined,
@@ -215,7 +217,7 @@ export class DeidJob {
     const candidates = await this.db
       .select({ f: sourceFiles, ptsNo: subjects.ptsNo })
       .from(sourceFiles)
-      .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
+      .leftJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
       .where(
         and(
           eq(sourceFiles.status, SOURCE_FILE_STATUS.autoDeidentifying),

@@ -19,7 +19,8 @@ import {
 } from '@esource/shared';
 import { DEFAULT_SCALE, inspectImage, openPdf, pdfPagePixels, redactImage, redactPdf, renderPdfPage, type PdfDoc } from '@esource/redact';
 import type { Db } from '../../db/client';
-import { sourceFiles, subjects, users } from '../../db/schema';
+import { isfKinds, sourceFiles, subjects, users } from '../../db/schema';
+import { kindView } from '../isf/isf-kind';
 import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { translator } from '../../lib/i18n';
@@ -92,28 +93,30 @@ export class DocumentsReviewService {
     const [r] = await this.db
       .select({ f: sourceFiles, ptsNo: subjects.ptsNo, createdBy: users.name })
       .from(sourceFiles)
-      .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
+      .leftJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
       .leftJoin(users, eq(users.id, sourceFiles.createdBy))
       .where(and(eq(sourceFiles.id, id), this.docs.scope(ctx)));
     if (!r) throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
     const { f } = r;
     const canOriginal = mayReadOriginal(ctx);
+    const [kind] = f.isfKindId === null ? [] : await this.db.select().from(isfKinds).where(eq(isfKinds.id, f.isfKindId));
     return {
       ...toView(ctx.language, f, r.ptsNo, r.createdBy),
       pageSizes: await this.pageSizes(f),
       // the text read on the pages holds the identifiers the copy hides
       lines: canOriginal ? f.ocr : [],
       canOriginal,
-      canEdit: this.mayEdit(ctx) && SOURCE_FILE_EDITABLE.includes(f.status),
+      isfKind: kind ? kindView(ctx.language, kind).label : null,
+      canEdit: this.mayEdit(ctx, f) && SOURCE_FILE_EDITABLE.includes(f.status),
     };
   }
 
   /**
-   * Changing the boxes needs `source:file:upload` and the original's rule: whoever may remove a box would otherwise
-   * see, in the copy made again, what the box hid.
+   * Changing the boxes needs the upload permission (`source:file:upload`; `isf:file:upload` for an ISF document) and
+   * the original's rule: whoever may remove a box would otherwise see, in the copy made again, what the box hid.
    */
-  private mayEdit(ctx: ProjectScopedContext): boolean {
-    return ctx.pms.has('source:file:upload') && mayReadOriginal(ctx);
+  private mayEdit(ctx: ProjectScopedContext, f: Pick<FileRow, 'isfKindId'>): boolean {
+    return ctx.pms.has(f.isfKindId === null ? 'source:file:upload' : 'isf:file:upload') && mayReadOriginal(ctx);
   }
 
   /** Each page's pixel size as rendered (images: after EXIF orientation; PDFs: at 150 dpi), from the original. */
@@ -186,8 +189,8 @@ export class DocumentsReviewService {
   async saveBoxes(ctx: ProjectScopedContext, input: z.output<typeof sourceFileSaveBoxesRequest>): Promise<SourceFileDetail> {
     const lang = ctx.language;
     const t = translator(lang);
-    if (!this.mayEdit(ctx)) throw new AppError('FORBIDDEN');
     const f = await this.docs.find(this.db, ctx, input.id);
+    if (!this.mayEdit(ctx, f)) throw new AppError('FORBIDDEN');
     if (!SOURCE_FILE_EDITABLE.includes(f.status)) throw new AppError('DOCUMENT_NOT_EDITABLE', { status: t(`documents.status.${f.status}`, { defaultValue: String(f.status) }) });
     if (f.version !== input.version) throw await staleWrite(this.db, f.updatedBy, f.updatedAt);
     // the text masks first: they need nothing but the row

@@ -52,7 +52,7 @@ const LIST = { permission: { anyOf: ['source:file:query', 'message:pending:query
  * request before anything is stored. Files are read into memory: the server's body limit (a PDF of 50 MB plus the rest)
  * bounds a request.
  */
-async function readUpload(req: FastifyRequest, lang: Language): Promise<{ fields: Record<string, string>; files: CheckedFile[] }> {
+export async function readUpload(req: FastifyRequest, lang: Language): Promise<{ fields: Record<string, string>; files: CheckedFile[] }> {
   if (!req.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: req.headers['content-type'] ?? '' });
   const fields: Record<string, string> = {};
   const raw: { name: string; bytes: Buffer }[] = [];
@@ -184,7 +184,8 @@ export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[]
     defineRoute({
       method: 'POST',
       url: '/source/file/saveBoxes',
-      guard: UPLOAD,
+      // an ISF document's boxes: isf:file:upload (checked per file in the service)
+      guard: { permission: { anyOf: ['source:file:upload', 'isf:file:upload'] }, scope: 'project' },
       summary: 'Manual de-identification: the boxes (replacing the file\'s) and text masks; the copy is redacted again from the original; version-checked, audited',
       tags,
       bodyType: 'json',

@@ -4,7 +4,7 @@
  * roles that may see identifiers only; audited), and the status workflow of SOURCE_FILE_TRANSITIONS with optimistic
  * locking. A caller reaches only the files of the subjects it reaches (the subject list's scope).
  */
-import { and, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   LIMITS,
@@ -30,6 +30,7 @@ import type { DeidJob } from './deid.job';
 import type { FileStore } from './file-store';
 import type { CheckedFile } from './upload-check';
 import { staleWrite } from '../../lib/stale';
+import { siteScope } from '../../lib/site-scope';
 
 type FileRow = typeof sourceFiles.$inferSelect;
 type Subject = typeof subjects.$inferSelect;
@@ -59,14 +60,14 @@ export class DocumentsService {
     return db
       .select({ f: sourceFiles, ptsNo: subjects.ptsNo, createdBy: users.name })
       .from(sourceFiles)
-      .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
+      .leftJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
       .leftJoin(users, eq(users.id, sourceFiles.createdBy))
       .where(where)
       .orderBy(desc(sourceFiles.createdAt), desc(sourceFiles.id))
       .then((rows) => rows.map((r) => toView(lang, r.f, r.ptsNo, r.createdBy)));
   }
 
-  /** Files in the caller's scope; the query must join subjects (sourceFileScope). */
+  /** Files in the caller's scope (a subject's files and ISF documents); the query must left-join subjects (sourceFileScope). */
   scope(ctx: ProjectScopedContext) {
     return sourceFileScope(this.subjectsService, ctx);
   }
@@ -81,12 +82,12 @@ export class DocumentsService {
     }
   }
 
-  /** One file in the caller's scope, else 404 (another site's or project's file included). */
+  /** One file in the caller's scope (a subject's file or an ISF document), else 404 (another site's or project's file included). */
   async find(db: Db | Tx, ctx: ProjectScopedContext, id: number): Promise<FileRow> {
     const [r] = await db
       .select({ f: sourceFiles })
       .from(sourceFiles)
-      .innerJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
+      .leftJoin(subjects, eq(subjects.id, sourceFiles.subjectId))
       .where(and(eq(sourceFiles.id, id), this.scope(ctx)));
     if (!r) throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
     return r.f;
@@ -257,20 +258,25 @@ export function mayReadOriginal(ctx: ProjectScopedContext): boolean {
 }
 
 /**
- * THE scope of source files (every read and change of one goes through it): the caller's project and environment, the
- * caller's sites (the subject list's rule), and live subjects only — a subject in the recycle bin hides its files.
- * The query must join subjects.
+ * THE scope of source files (every read and change of one goes through it): the caller's project and environment;
+ * a subject's file: the caller's sites (the subject list's rule) and live subjects only — a subject in the recycle bin
+ * hides its files; an ISF document (no subject): the caller's sites, for callers holding `isf:file:query`. The query
+ * must join subjects (an inner join leaves the ISF out).
  */
 export function sourceFileScope(subjectsService: SubjectsService, ctx: ProjectScopedContext) {
-  return and(eq(sourceFiles.projectId, ctx.project.id), eq(sourceFiles.env, ctx.env), subjectsService.scope(ctx), sql`${subjects.status} <> 0`);
+  const subjectFile = and(isNotNull(sourceFiles.subjectId), subjectsService.scope(ctx), sql`${subjects.status} <> 0`);
+  const isfFile = ctx.pms.has('isf:file:query') ? and(isNotNull(sourceFiles.isfKindId), siteScope(sourceFiles.siteId, ctx) ?? sql`true`) : undefined;
+  return and(eq(sourceFiles.projectId, ctx.project.id), eq(sourceFiles.env, ctx.env), isfFile ? or(subjectFile, isfFile) : subjectFile);
 }
 
-export function toView(lang: Language, f: FileRow, ptsNo: string, createdBy: string | null): SourceFileView {
+export function toView(lang: Language, f: FileRow, ptsNo: string | null, createdBy: string | null): SourceFileView {
   return {
     id: f.id,
     ptsId: f.subjectId,
     ptsNo,
     siteId: f.siteId,
+    isfKindId: f.isfKindId,
+    isfVersion: f.isfVersion,
     visitId: f.visitId,
     docType: f.docType,
     fileName: f.fileName,

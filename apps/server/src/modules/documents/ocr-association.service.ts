@@ -102,6 +102,9 @@ export class OcrAssociationService {
       );
     if (!row) throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
     const { f: file, s: subject } = row;
+    // a subject's file always has its document type (constraint source_files_owner)
+    const docType = file.docType;
+    if (docType === null) throw new AppError('NOT_FOUND', { entity: 'sourceFile' });
     if (file.status < 1) throw new AppError('DOCUMENT_NOT_READY');
 
     // ── the visit and the date the records carry ──
@@ -174,7 +177,7 @@ export class OcrAssociationService {
       .filter(
         (r) =>
           formsById.get(r.formId)!.fields.has(r.variable) &&
-          (r.docTypes.length === 0 || r.docTypes.includes(file.docType)),
+          (r.docTypes.length === 0 || r.docTypes.includes(docType)),
       );
     const fieldOf = (r: RuleRow) => formsById.get(r.formId)!.fields.get(r.variable)!;
     const syn = await synonymIndex(this.db, ctx.project.id);
@@ -231,7 +234,7 @@ export class OcrAssociationService {
           raw,
           hash: sha256(
             JSON.stringify([
-              file.docType,
+              docType,
               rec.codeSystem,
               rec.code,
               rec.display,
@@ -264,7 +267,7 @@ export class OcrAssociationService {
       for (const w of wanted.values()) {
         const c = w.candidate;
         const values = {
-          docType: file.docType,
+          docType,
           resourceType: 'Observation',
           codeSystem: w.codeSystem?.slice(0, 200) ?? null,
           code: w.code?.slice(0, 100) ?? null,
@@ -420,7 +423,7 @@ export class OcrAssociationService {
     );
     return {
       fileId: file.id,
-      ptsId: file.subjectId,
+      ptsId: subject.id,
       reportDate,
       visit: visit
         ? {

@@ -26,6 +26,7 @@ import type { z } from 'zod';
 import type { Db } from '../../db/client';
 import { sites, subjects } from '../../db/schema';
 import type { ProjectScopedContext } from '../../lib/context';
+import { reachesSite } from '../../lib/site-scope';
 import { AppError, type FieldProblem } from '../../lib/errors';
 import { cellText, formatTime, normHeader, readXlsxRows, safeRow } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
@@ -204,7 +205,7 @@ export class SubjectsExcelService {
       .from(sites)
       .where(and(eq(sites.projectId, ctx.project.id), eq(sites.env, ctx.env)))
       .orderBy(sites.siteNo);
-    const mine = (id: number) => (ctx.project.siteIds === null || ctx.project.siteIds.includes(id)) && (ctx.siteId === null || ctx.siteId === id);
+    const mine = (id: number) => reachesSite(id, ctx);
     return list.map((s) => ({ ...s, mine: mine(s.id) }));
   }
 

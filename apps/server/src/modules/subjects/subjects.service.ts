@@ -15,6 +15,7 @@ import type { z } from 'zod';
 import type { subjectCreate, subjectListRequest, subjectUpdate } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
 import { designVersions, organizations, sites, subjectCounts, subjects, visits } from '../../db/schema';
+import { siteScope } from '../../lib/site-scope';
 import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
@@ -40,8 +41,7 @@ export class SubjectsService {
 
   /** Rows the caller may see: this project and environment, and only their sites. */
   scope(ctx: ProjectScopedContext): SQL {
-    const sitesOk = ctx.project.siteIds === null ? undefined : inArray(subjects.siteId, ctx.project.siteIds.length ? ctx.project.siteIds : [-1]);
-    return and(eq(subjects.projectId, ctx.project.id), eq(subjects.env, ctx.env), sitesOk, ctx.siteId !== null ? eq(subjects.siteId, ctx.siteId) : undefined)!;
+    return and(eq(subjects.projectId, ctx.project.id), eq(subjects.env, ctx.env), siteScope(subjects.siteId, ctx))!;
   }
 
   private seesIdentifiers(ctx: ProjectScopedContext): boolean {

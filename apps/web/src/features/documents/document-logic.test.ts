@@ -48,6 +48,9 @@ describe('actions by status and permission (the shared transition table)', () =>
     expect(allowedActions(-1, has(crc))).toEqual(['submit', 'edit']);
     expect(allowedActions(2, has(crc))).toEqual(['withdraw']);
     expect(allowedActions(0, has(crc))).toEqual([]);
+    // an ISF document's boxes: the ISF's upload permission
+    expect(allowedActions(1, has(new Set<Permission>(['source:file:submit', 'isf:file:upload'])), true)).toEqual(['submit', 'edit']);
+    expect(allowedActions(1, has(new Set<Permission>(['source:file:submit', 'source:file:upload'])), true)).toEqual(['submit']);
   });
   it('lets a reviewer pass or fail a waiting-audit file only', () => {
     expect(allowedActions(2, has(dm))).toEqual(['pass', 'fail']);
@@ -58,6 +61,8 @@ describe('actions by status and permission (the shared transition table)', () =>
     expect(reviewPath({ id: 3, kind: 'pdf' })).toBe('/project/pdfTuomin?id=3');
     expect(reviewPath({ id: 4, kind: 'image' })).toBe('/project/uploadTuomin?id=4');
     expect(reviewPath({ id: 4, kind: 'image' }, 'message')).toBe('/project/message/uploadTuomin?id=4');
+    expect(reviewPath({ id: 5, kind: 'pdf', isfKindId: 2 })).toBe('/project/researchFile/pdfTuomin?id=5');
+    expect(reviewPath({ id: 6, kind: 'image', isfKindId: 2 })).toBe('/project/researchFile/imageTuomin?id=6');
   });
 });
 

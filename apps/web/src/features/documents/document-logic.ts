@@ -107,19 +107,26 @@ function clamp(v: number, lo: number, hi: number): number {
 
 export type FileAction = 'submit' | 'pass' | 'fail' | 'withdraw' | 'edit';
 
-/** The actions a status allows and the caller's permissions permit (the server enforces the same table). */
-export function allowedActions(status: number, has: (p: Permission) => boolean): FileAction[] {
+/**
+ * The actions a status allows and the caller's permissions permit (the server enforces the same table). Editing the
+ * boxes of an ISF document needs the ISF's upload permission instead of the source documents'.
+ */
+export function allowedActions(status: number, has: (p: Permission) => boolean, isf = false): FileAction[] {
   const out: FileAction[] = [];
   for (const t of SOURCE_FILE_TRANSITIONS) {
     if (t.from !== status || !has(t.permission)) continue;
     if (!out.includes(t.action)) out.push(t.action);
   }
-  if (SOURCE_FILE_EDITABLE.includes(status) && has('source:file:upload')) out.push('edit');
+  if (SOURCE_FILE_EDITABLE.includes(status) && has(isf ? 'isf:file:upload' : 'source:file:upload')) out.push('edit');
   return out;
 }
 
-/** The review route of a file: images and PDFs have their own screen (spec §2 uploadTuomin / pdfTuomin). */
-export function reviewPath(f: { id: number; kind: 'image' | 'pdf' }, from?: 'message'): string {
+/**
+ * The review route of a file: images and PDFs have their own screen (spec §2 uploadTuomin / pdfTuomin; an ISF
+ * document's under /project/researchFile: imageTuomin / pdfTuomin).
+ */
+export function reviewPath(f: { id: number; kind: 'image' | 'pdf'; isfKindId?: number | null }, from?: 'message'): string {
+  if (f.isfKindId) return `/project/researchFile/${f.kind === 'pdf' ? 'pdfTuomin' : 'imageTuomin'}?id=${f.id}`;
   if (from === 'message') return `/project/message/uploadTuomin?id=${f.id}`;
   return `${f.kind === 'pdf' ? '/project/pdfTuomin' : '/project/uploadTuomin'}?id=${f.id}`;
 }

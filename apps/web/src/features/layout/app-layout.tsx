@@ -145,6 +145,13 @@ function AppLayout() {
       })
     : [];
 
+  const selectedKey = route?.path ?? location.pathname;
+  const openGroup = route?.menu?.group ? `group:${route.menu.group}` : null;
+  const [openKeys, setOpenKeys] = useState<string[]>(openGroup ? [openGroup] : []);
+  useEffect(() => {
+    if (openGroup) setOpenKeys((k) => (k.includes(openGroup) ? k : [...k, openGroup]));
+  }, [openGroup]);
+
   const menuItems: MenuProps['items'] = menu.map((n) => {
     const label = (id: string) =>
       id === 'deidMessage' && (deidCounts.data?.pending ?? 0) > 0 ? (
@@ -164,22 +171,25 @@ function AppLayout() {
         icon: MENU_ICONS[n.icon] ?? FALLBACK_ICON,
         label: <span data-testid={`menu-${n.id}`}>{label(n.id)}</span>,
       };
+    // a closed group shows the ISF dot of an entry inside it, so a site user sees it without opening the group
+    const groupKey = `group:${n.id}`;
+    const dotInside = !openKeys.includes(groupKey) && (isfDot.data ?? 0) > 0 && n.children.some((c) => c.id === 'researchFile');
     return {
-      key: `group:${n.id}`,
+      key: groupKey,
       icon: MENU_ICONS[n.icon] ?? FALLBACK_ICON,
-      label: t(`routes:group.${n.id}`),
+      label: dotInside ? (
+        <Badge dot offset={[6, 0]} data-testid="isf-dot-group">
+          {t(`routes:group.${n.id}`)}
+        </Badge>
+      ) : (
+        t(`routes:group.${n.id}`)
+      ),
       children: n.children.map((c) => ({
         key: c.path,
         label: <span data-testid={`menu-${c.id}`}>{label(c.id)}</span>,
       })),
     };
   });
-  const selectedKey = route?.path ?? location.pathname;
-  const openGroup = route?.menu?.group ? `group:${route.menu.group}` : null;
-  const [openKeys, setOpenKeys] = useState<string[]>(openGroup ? [openGroup] : []);
-  useEffect(() => {
-    if (openGroup) setOpenKeys((k) => (k.includes(openGroup) ? k : [...k, openGroup]));
-  }, [openGroup]);
 
   const crumbs = route && access ? breadcrumbsFor(route, access, project !== null) : [];
   const crumbTitle = (id: string, isProject?: boolean) => {

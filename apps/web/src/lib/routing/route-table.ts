@@ -435,14 +435,12 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'researchFile',
-    placeholder: true,
     path: '/project/researchFile',
     anyOf: ['isf:file:query'],
     menu: { icon: 'isf', group: 'source' },
   }),
   P({
     id: 'isfImageTuomin',
-    placeholder: true,
     path: '/project/researchFile/imageTuomin',
     anyOf: ['isf:file:query'],
     parent: 'researchFile',
@@ -450,7 +448,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'isfPdfTuomin',
-    placeholder: true,
     path: '/project/researchFile/pdfTuomin',
     anyOf: ['isf:file:query'],
     parent: 'researchFile',

@@ -127,7 +127,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
       sorter: true,
       sortOrder: sortOrderOf('ptsNo'),
       render: (v: string, r) =>
-        fixed.ptsId === undefined ? (
+        fixed.ptsId === undefined && r.ptsId !== null ? (
           <Link to={subjectDetailPath({ ptsId: r.ptsId, ptsNo: v, designVersionId: null }, loginType, { activeKey: 'documents' })} data-testid={`file-subject-${r.id}`}>
             {v}
           </Link>
@@ -135,7 +135,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
           v
         ),
     },
-    { title: t('col.docType'), key: 'docType', dataIndex: 'docType', width: 130, render: typeLabel },
+    { title: t('col.docType'), key: 'docType', dataIndex: 'docType', width: 130, render: (v: number | null) => (v === null ? '—' : typeLabel(v)) },
     { title: t('col.pages'), key: 'pages', dataIndex: 'pages', width: 70 },
     { title: t('col.size'), key: 'size', dataIndex: 'size', width: 100, sorter: true, sortOrder: sortOrderOf('size'), render: fmtSize },
     {

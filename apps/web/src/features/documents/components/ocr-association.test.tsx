@@ -91,7 +91,8 @@ const answer = (over: Partial<OcrAssociationResult> = {}): OcrAssociationResult 
   unmatched: [{ name: '尿酸 UA', sourceValue: '420', sourceUnit: 'μmol/L', region: { ...region, y: 450 } }],
   ...over,
 });
-const file = { id: 7, ptsId: 2, ptsNo: '01-001', status: 1 } as SourceFileDetail;
+type SubjectFile = SourceFileDetail & { ptsId: number; ptsNo: string };
+const file = { id: 7, ptsId: 2, ptsNo: '01-001', status: 1 } as SubjectFile;
 
 beforeAll(() => {
   initI18n('en_US');
@@ -107,7 +108,7 @@ afterEach(() => {
   associate.mockReset();
 });
 
-function renderIt(onShow = vi.fn(), f: SourceFileDetail = file) {
+function renderIt(onShow = vi.fn(), f: SubjectFile = file) {
   render(
     <MemoryRouter>
       <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>

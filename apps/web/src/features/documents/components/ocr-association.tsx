@@ -17,7 +17,8 @@ import { readableNumber } from '../../prefill';
 import { ocrAssociationApi } from '../api/ocr-association-api';
 
 export interface OcrAssociationProps {
-  file: SourceFileDetail;
+  /** a subject's file (an ISF document has no eCRF to fill) */
+  file: SourceFileDetail & { ptsId: number; ptsNo: string };
   /** the region shown on the page (highlighted row) */
   shown: PageRegion | null;
   /** show a region: the page turns to it and outlines it */

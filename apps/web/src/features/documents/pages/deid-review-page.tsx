@@ -124,12 +124,13 @@ function Review({ id }: { id: number }) {
     fit();
   }, [d, size]);
 
-  const actions = d ? allowedActions(d.status, has) : [];
+  const isf = d ? d.isfKindId !== null : location.pathname.startsWith('/project/researchFile');
+  const actions = d ? allowedActions(d.status, has, isf) : [];
   const editable = Boolean(d?.canEdit && actions.includes('edit'));
   const copy: 'original' | 'redacted' = view ?? (d?.canOriginal ? 'original' : 'redacted');
   const pageBoxes = useMemo(() => boxes.filter((b) => b.page === page), [boxes, page]);
   const hl = hoverLine !== null && d?.lines[hoverLine]?.page === page ? d.lines[hoverLine] : null;
-  const backTo = location.pathname.startsWith('/project/message') ? '/project/message' : '/project/sourceFile';
+  const backTo = isf ? '/project/researchFile' : location.pathname.startsWith('/project/message') ? '/project/message' : '/project/sourceFile';
 
   const change = (next: EditorBox[]) => {
     setBoxes(next);
@@ -290,8 +291,17 @@ function Review({ id }: { id: number }) {
           </Space>
         </div>
         <Descriptions size="small" column={{ xs: 1, md: 3, xl: 5 }} style={{ marginTop: 8 }}>
-          <Descriptions.Item label={t('col.subject')}>{d.ptsNo}</Descriptions.Item>
-          <Descriptions.Item label={t('col.docType')}>{t(`docType.${d.docType}`, { defaultValue: String(d.docType) })}</Descriptions.Item>
+          {d.isfKindId !== null ? (
+            <>
+              <Descriptions.Item label={t('col.isfKind')}>{d.isfKind ?? '—'}</Descriptions.Item>
+              <Descriptions.Item label={t('col.isfVersion')}>{d.isfVersion}</Descriptions.Item>
+            </>
+          ) : (
+            <>
+              <Descriptions.Item label={t('col.subject')}>{d.ptsNo}</Descriptions.Item>
+              <Descriptions.Item label={t('col.docType')}>{t(`docType.${d.docType}`, { defaultValue: String(d.docType) })}</Descriptions.Item>
+            </>
+          )}
           <Descriptions.Item label={t('col.pages')}>{d.pages}</Descriptions.Item>
           <Descriptions.Item label={t('col.uploadedBy')}>{d.createdBy ?? '—'}</Descriptions.Item>
           <Descriptions.Item label={t('col.uploaded')}>{d.createTime.slice(0, 16).replace('T', ' ')}</Descriptions.Item>
@@ -402,14 +412,15 @@ function Review({ id }: { id: number }) {
                       },
                     ]
                   : []),
-                ...(has('crf:prefill:execute')
+                // an ISF document has no subject, so no eCRF to fill
+                ...(has('crf:prefill:execute') && d.ptsId !== null && d.ptsNo !== null
                   ? [
                       {
                         key: 'assoc',
                         label: t('assoc.tab'),
                         children: (
                           <OcrAssociation
-                            file={d}
+                            file={{ ...d, ptsId: d.ptsId, ptsNo: d.ptsNo }}
                             shown={assocRegion}
                             onShow={(r) => {
                               setPage(r.page);
