@@ -59,6 +59,51 @@ export function parseApiDocs(v: string | undefined): 'public' | 'admin' | 'off' 
   throw new Error(`API_DOCS must be public, admin or off, got ${v}`);
 }
 
+/** S3-compatible object storage of uploaded files (FILE_STORE=s3; parseFileStore). */
+export interface S3Settings {
+  kind: 's3';
+  /** S3_ENDPOINT: the store's URL (MinIO, Ceph …); unset = AWS S3 of the region */
+  endpoint: string | undefined;
+  /** S3_REGION (default us-east-1) */
+  region: string;
+  /** S3_BUCKET (required) */
+  bucket: string;
+  /** S3_PREFIX: object names start with it (default 'esource/') */
+  prefix: string;
+  /** S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY; unset = the SDK's default chain (environment, instance role …) */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  /** S3_FORCE_PATH_STYLE: bucket in the path, not the host name (default: true with an endpoint, else false) */
+  forcePathStyle: boolean;
+}
+
+/** FILE_STORE: local (default: DATA_DIR/files) or s3 (S3_* settings, checked here so a mistake stops the start). */
+export function parseFileStore(env: NodeJS.ProcessEnv): { kind: 'local' } | S3Settings {
+  const kind = (env.FILE_STORE ?? '').trim().toLowerCase();
+  if (kind === '' || kind === 'local') return { kind: 'local' };
+  if (kind !== 's3') throw new Error(`FILE_STORE must be local or s3, got ${env.FILE_STORE}`);
+  const bucket = (env.S3_BUCKET ?? '').trim();
+  if (!bucket) throw new Error('FILE_STORE=s3 needs S3_BUCKET');
+  const endpoint = (env.S3_ENDPOINT ?? '').trim() || undefined;
+  if (endpoint && !/^https?:\/\/[^\s/]+(\/.*)?$/.test(endpoint)) throw new Error(`S3_ENDPOINT must be an http(s) URL, got ${endpoint}`);
+  const accessKeyId = env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY || undefined;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  const pathStyle = (env.S3_FORCE_PATH_STYLE ?? '').trim().toLowerCase();
+  let prefix = env.S3_PREFIX ?? 'esource/';
+  if (prefix && !prefix.endsWith('/')) prefix += '/';
+  return {
+    kind: 's3',
+    endpoint,
+    region: (env.S3_REGION ?? '').trim() || 'us-east-1',
+    bucket,
+    prefix,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: pathStyle === '' ? Boolean(endpoint) : pathStyle === 'true' || pathStyle === '1',
+  };
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -82,6 +127,8 @@ export interface Config {
   auditCheckpointMinutes: number;
   /** folder for the embedded database and uploaded files; 'memory://' = in-memory (tests) */
   dataDir: string;
+  /** where uploaded source documents are kept (FILE_STORE, parseFileStore) */
+  fileStore: { kind: 'local' } | S3Settings;
   sessionIdleMinutes: number;
   loginMaxFailures: number;
   loginLockMinutes: number;
@@ -129,6 +176,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     auditAnchorFile: process.env.AUDIT_ANCHOR_FILE || undefined,
     auditCheckpointMinutes: int('AUDIT_CHECKPOINT_MINUTES', 5),
     dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, 'data'),
+    fileStore: parseFileStore(process.env),
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
     loginLockMinutes: int('LOGIN_LOCK_MINUTES', 15),

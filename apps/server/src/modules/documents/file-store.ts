@@ -1,14 +1,18 @@
 /**
  * Content-addressed file storage for source documents (issue 12 item 1). A file's key is the SHA-256 (hex) of its
- * bytes, so identical content is stored once. The local store keeps `<root>/ab/abcdef…` and writes a temp file in the
- * same folder, then renames it: a crash never leaves half a file under a key. S3-compatible object storage is a later
- * implementation of the same interface (docs/architecture.md).
+ * bytes, so identical content is stored once. Two implementations, chosen by configuration (FILE_STORE):
+ * - local (default): `<DATA_DIR>/files/ab/abcdef…`, written to a temp file in the same folder, then renamed: a crash
+ *   never leaves half a file under a key;
+ * - s3: any S3-compatible object store (AWS S3, MinIO, Ceph, OSS/COS in S3 mode), objects `<prefix>ab/abcdef…`; a PUT
+ *   is atomic (an object is whole or absent) and carries its SHA-256, which the store checks.
+ * Reads check the bytes against their key in both: a damaged or swapped object is an error, never silently served.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Config } from '../../config/config';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { Config, S3Settings } from '../../config/config';
 
 export interface FileStore {
   /** Stores the bytes (once per content) and returns their key and size. */
@@ -57,7 +61,7 @@ export class LocalFileStore implements FileStore {
   }
 
   async get(key: string): Promise<Buffer> {
-    return fs.readFile(this.pathOf(key));
+    return checked(key, await fs.readFile(this.pathOf(key)));
   }
 
   async exists(key: string): Promise<boolean> {
@@ -70,19 +74,84 @@ export class LocalFileStore implements FileStore {
   }
 }
 
-const stores = new WeakMap<Config, LocalFileStore>();
+/** The bytes, once they are what their key says. */
+function checked(key: string, bytes: Buffer): Buffer {
+  if (sha256Of(bytes) !== key) throw new Error(`stored content ${key} does not match its key (damaged or replaced)`);
+  return bytes;
+}
+
+/** HTTP status of an S3 error (404 for a missing object), if any. */
+const statusOf = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+
+export class S3FileStore implements FileStore {
+  readonly client: S3Client;
+  constructor(readonly settings: S3Settings) {
+    this.client = new S3Client({
+      region: settings.region,
+      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+      forcePathStyle: settings.forcePathStyle,
+      ...(settings.accessKeyId && settings.secretAccessKey ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } } : {}),
+      // S3-compatible stores differ in the newer checksum headers; our own SHA-256 travels with every PUT instead
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 3,
+    });
+  }
+
+  objectOf(key: string): string {
+    if (!KEY.test(key)) throw new Error(`bad file key ${key}`);
+    return `${this.settings.prefix}${key.slice(0, 2)}/${key}`;
+  }
+
+  async put(bytes: Uint8Array): Promise<{ key: string; size: number }> {
+    const key = sha256Of(bytes);
+    if (await this.exists(key)) return { key, size: bytes.length };
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.settings.bucket,
+        Key: this.objectOf(key),
+        Body: bytes,
+        ContentLength: bytes.length,
+        ContentType: 'application/octet-stream',
+        ChecksumSHA256: Buffer.from(key, 'hex').toString('base64'),
+      }),
+    );
+    return { key, size: bytes.length };
+  }
+
+  async get(key: string): Promise<Buffer> {
+    const r = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectOf(key) }));
+    if (!r.Body) throw new Error(`stored content ${key} has no body`);
+    return checked(key, Buffer.from(await r.Body.transformToByteArray()));
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.objectOf(key) }));
+      return true;
+    } catch (err) {
+      if (statusOf(err) === 404) return false;
+      throw err;
+    }
+  }
+}
+
+const stores = new WeakMap<Config, FileStore>();
 
 /**
- * The process's store: `DATA_DIR/files`; with an in-memory database (tests) a fresh temporary folder per
- * configuration, shared by the routes and the jobs of that server.
+ * The process's store, shared by the routes and the jobs of a server: S3 when FILE_STORE=s3; else `DATA_DIR/files`,
+ * or with an in-memory database (tests) a fresh temporary folder per configuration.
  */
-export function fileStoreOf(config: Config): LocalFileStore {
+export function fileStoreOf(config: Config): FileStore {
   let s = stores.get(config);
   if (!s) {
-    const root = config.dataDir.startsWith('memory://')
-      ? path.join(os.tmpdir(), `esource-files-${randomUUID()}`)
-      : path.resolve(config.dataDir, 'files');
-    s = new LocalFileStore(root);
+    if (config.fileStore.kind === 's3') s = new S3FileStore(config.fileStore);
+    else {
+      const root = config.dataDir.startsWith('memory://')
+        ? path.join(os.tmpdir(), `esource-files-${randomUUID()}`)
+        : path.resolve(config.dataDir, 'files');
+      s = new LocalFileStore(root);
+    }
     stores.set(config, s);
   }
   return s;
