@@ -119,6 +119,13 @@ export const sourceFileStatusRequest = z.object({
 /** POST /source/file/withdrawStatus: back from waiting audit to waiting submit (2→1). */
 export const sourceFileWithdrawRequest = z.object({ id: idSchema, version: intSchema(1) });
 
+/**
+ * Statuses from which automatic de-identification may run again (POST /source/file/redeid): waiting submit, audit
+ * failed, or failed — with the project's desensitization settings of now, from the original; boxes drawn by hand are
+ * replaced.
+ */
+export const SOURCE_FILE_REDEID_FROM: readonly number[] = [F.waitingSubmit, F.auditFailed, F.submitFailed];
+
 /** GET /source/file/type/list: the 8 source document types, translated. */
 export const sourceFileType = z.object({ value: z.number().int(), code: z.string(), label: z.string() });
 

@@ -147,6 +147,16 @@ export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[]
     }),
     defineRoute({
       method: 'POST',
+      url: '/source/file/redeid',
+      guard: { permission: { anyOf: ['source:file:upload', 'isf:file:upload'] }, scope: 'project' },
+      summary: 'Run automatic de-identification again from the original with the current desensitization settings (from waiting submit, audit failed or failed; boxes drawn by hand are replaced); version-checked',
+      tags,
+      body: sourceFileWithdrawRequest,
+      response: sourceFileView,
+      handler: ({ ctx, body }) => svc.redeid(ctx, body),
+    }),
+    defineRoute({
+      method: 'POST',
       url: '/source/file/page',
       guard: LIST,
       summary: "The project's source files in the caller's scope: filter by site, subject, file name, status or message tab, document type, kind; sorted, paged",

@@ -8,6 +8,7 @@ import { and, count, desc, eq, inArray, isNotNull, or, sql, type SQL } from 'dri
 import type { z } from 'zod';
 import {
   LIMITS,
+  SOURCE_FILE_REDEID_FROM,
   SOURCE_FILE_STATUS,
   sourceFileTransition,
   type Language,
@@ -209,6 +210,35 @@ export class DocumentsService {
     );
     const mime = f.kind === 'pdf' ? 'application/pdf' : (await inspectImage(bytes, { decode: false })).format === 'png' ? 'image/png' : 'image/jpeg';
     return { bytes, mime, name: f.fileName };
+  }
+
+  /**
+   * Runs automatic de-identification again (SOURCE_FILE_REDEID_FROM → 0), from the original with the desensitization
+   * settings of now: after a configuration change, or after a failure. The upload permission of the file's kind;
+   * version-checked; audited; the subject's (or the ISF document's) upload rule applies while it runs.
+   */
+  async redeid(ctx: ProjectScopedContext, input: { id: number; version: number }): Promise<SourceFileView> {
+    const t = translator(ctx.language);
+    const row = await this.db.transaction(async (tx) => {
+      const f = await this.find(tx, ctx, input.id);
+      if (!ctx.pms.has(f.isfKindId === null ? 'source:file:upload' : 'isf:file:upload')) throw new AppError('FORBIDDEN');
+      if (f.version !== input.version) throw await staleWrite(tx, f.updatedBy, f.updatedAt);
+      if (!SOURCE_FILE_REDEID_FROM.includes(f.status))
+        throw new AppError('DOCUMENT_TRANSITION', { from: t(`documents.status.${f.status}`, { defaultValue: String(f.status) }), to: t(`documents.status.${S.autoDeidentifying}`) });
+      const [after] = await tx
+        .update(sourceFiles)
+        .set({ status: S.autoDeidentifying, jobId: null, heartbeatAt: null, restarts: 0, errorCode: null, errorDetail: null, reason: null, version: f.version + 1, updatedBy: ctx.user.id, updatedAt: new Date() })
+        .where(and(eq(sourceFiles.id, f.id), eq(sourceFiles.version, f.version)))
+        .returning();
+      if (!after) throw await staleWrite(tx, f.updatedBy, f.updatedAt);
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'document.redeid', entity: 'sourceFile', entityId: f.id, projectId: f.projectId, siteId: f.siteId, subjectId: f.subjectId, field: 'status', oldValue: f.status, newValue: S.autoDeidentifying, reason: f.reason },
+      ]);
+      return after;
+    });
+    const [s] = row.subjectId === null ? [] : await this.db.select({ ptsNo: subjects.ptsNo }).from(subjects).where(eq(subjects.id, row.subjectId));
+    await this.job.enqueue(row, ctx.user.id, ctx.language, s?.ptsNo ?? null);
+    return (await this.views(this.db, ctx.language, eq(sourceFiles.id, row.id)))[0]!;
   }
 
   // ── status workflow ──

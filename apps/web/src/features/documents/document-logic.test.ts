@@ -44,12 +44,14 @@ describe('actions by status and permission (the shared transition table)', () =>
   const dm = new Set<Permission>(['source:file:audit']);
   const has = (s: Set<Permission>) => (p: Permission) => s.has(p);
   it('lets the site edit and submit a waiting file, and submit again after a failed audit', () => {
-    expect(allowedActions(1, has(crc))).toEqual(['submit', 'edit']);
-    expect(allowedActions(-1, has(crc))).toEqual(['submit', 'edit']);
+    expect(allowedActions(1, has(crc))).toEqual(['submit', 'edit', 'redeid']);
+    expect(allowedActions(-1, has(crc))).toEqual(['submit', 'edit', 'redeid']);
+    // a failed automatic de-identification may only be run again
+    expect(allowedActions(-2, has(crc))).toEqual(['redeid']);
     expect(allowedActions(2, has(crc))).toEqual(['withdraw']);
     expect(allowedActions(0, has(crc))).toEqual([]);
     // an ISF document's boxes: the ISF's upload permission
-    expect(allowedActions(1, has(new Set<Permission>(['source:file:submit', 'isf:file:upload'])), true)).toEqual(['submit', 'edit']);
+    expect(allowedActions(1, has(new Set<Permission>(['source:file:submit', 'isf:file:upload'])), true)).toEqual(['submit', 'edit', 'redeid']);
     expect(allowedActions(1, has(new Set<Permission>(['source:file:submit', 'source:file:upload'])), true)).toEqual(['submit']);
   });
   it('lets a reviewer pass or fail a waiting-audit file only', () => {

@@ -2,7 +2,7 @@
  * The pure rules of the source-document screens: the upload checks the browser can make before sending (the server
  * checks again, by content), the box geometry of the review screen, and which actions a file's status allows.
  */
-import { LIMITS, SOURCE_FILE_EDITABLE, SOURCE_FILE_STATUS, SOURCE_FILE_TRANSITIONS, type Permission } from '@esource/shared';
+import { LIMITS, SOURCE_FILE_EDITABLE, SOURCE_FILE_REDEID_FROM, SOURCE_FILE_STATUS, SOURCE_FILE_TRANSITIONS, type Permission } from '@esource/shared';
 
 const S = SOURCE_FILE_STATUS;
 
@@ -105,7 +105,7 @@ function clamp(v: number, lo: number, hi: number): number {
   return Math.min(Math.max(v, lo), Math.max(lo, hi));
 }
 
-export type FileAction = 'submit' | 'pass' | 'fail' | 'withdraw' | 'edit';
+export type FileAction = 'submit' | 'pass' | 'fail' | 'withdraw' | 'edit' | 'redeid';
 
 /**
  * The actions a status allows and the caller's permissions permit (the server enforces the same table). Editing the
@@ -117,7 +117,9 @@ export function allowedActions(status: number, has: (p: Permission) => boolean, 
     if (t.from !== status || !has(t.permission)) continue;
     if (!out.includes(t.action)) out.push(t.action);
   }
-  if (SOURCE_FILE_EDITABLE.includes(status) && has(isf ? 'isf:file:upload' : 'source:file:upload')) out.push('edit');
+  const upload = has(isf ? 'isf:file:upload' : 'source:file:upload');
+  if (SOURCE_FILE_EDITABLE.includes(status) && upload) out.push('edit');
+  if (SOURCE_FILE_REDEID_FROM.includes(status) && upload) out.push('redeid');
   return out;
 }
 

@@ -62,6 +62,7 @@ export const documentsApi = {
   setStatus: (id: number, version: number, status: number, reason?: string) =>
     api.post<SourceFileView>('/source/file/updateStatus', { id, version, status, ...(reason ? { reason } : {}) }),
   withdraw: (id: number, version: number) => api.post<SourceFileView>('/source/file/withdrawStatus', { id, version }),
+  redeid: (id: number, version: number) => api.post<SourceFileView>('/source/file/redeid', { id, version }),
 };
 
 export const docTypesQuery = (s: Scope) =>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { App, Button, Input, Select, Space, Tooltip, Typography } from 'antd';
+import { App, Button, Input, Popconfirm, Select, Space, Tooltip, Typography } from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
 import { FilePdfOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -200,6 +200,13 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
               <Button size="small" type="link" danger data-testid={`file-fail-${r.id}`} onClick={() => setFailing(r)}>
                 {t('action.fail')}
               </Button>
+            ) : null}
+            {acts.includes('redeid') && r.status === SOURCE_FILE_STATUS.submitFailed ? (
+              <Popconfirm title={t('confirm.redeid')} description={<div style={{ maxWidth: 320 }}>{t('confirm.redeidHint')}</div>} onConfirm={() => void act(() => documentsApi.redeid(r.id, r.version), t('done.redeid'))} okText={t('ok')} cancelText={t('cancel')}>
+                <Button size="small" type="link" data-testid={`file-redeid-${r.id}`}>
+                  {t('action.retry')}
+                </Button>
+              </Popconfirm>
             ) : null}
             {acts.includes('withdraw') ? (
               <Button

@@ -271,6 +271,19 @@ function Review({ id }: { id: number }) {
                 </Button>
               </Popconfirm>
             ) : null}
+            {actions.includes('redeid') ? (
+              <Popconfirm
+                title={t('confirm.redeid')}
+                description={<div style={{ maxWidth: 320 }}>{t('confirm.redeidHint')}</div>}
+                onConfirm={() => void run('redeid', () => documentsApi.redeid(d.id, d.version), t('done.redeid'))}
+                okText={t('ok')}
+                cancelText={t('cancel')}
+              >
+                <Button loading={busy === 'redeid'} disabled={dirty} data-testid="review-redeid">
+                  {t('action.redeid')}
+                </Button>
+              </Popconfirm>
+            ) : null}
             {actions.includes('withdraw') ? (
               <Button loading={busy === 'withdraw'} onClick={() => void run('withdraw', () => documentsApi.withdraw(d.id, d.version), t('done.withdrawn'))} data-testid="review-withdraw">
                 {t('action.withdraw')}
