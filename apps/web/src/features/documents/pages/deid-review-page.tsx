@@ -33,6 +33,7 @@ import { SOURCE_FILE_STATUS, type SourceFileDetail, type SourceFileTextMask } fr
 import { usePms, useSession } from '../../session';
 import { afterDocumentChange, documentsApi, fileDetailQuery, type FileFilters } from '../api/documents-api';
 import { allowedActions, type Rect } from '../document-logic';
+import { regionFromSearch } from '../../../lib/routing/document-links';
 import { BoxCanvas, type EditorBox } from '../components/box-canvas';
 import { FailDialog } from '../components/fail-dialog';
 import { FileStatusTag } from '../components/file-status-tag';
@@ -83,7 +84,6 @@ function Review({ id }: { id: number }) {
   const projectId = useSession((s) => s.project?.id ?? null);
   const q = useQuery(fileDetailQuery(id));
   const d = q.data;
-  const [page, setPage] = useState(0);
   const [zoom, setZoom] = useState(0.75);
   const [view, setView] = useState<'original' | 'redacted' | null>(null);
   const [boxes, setBoxes] = useState<EditorBox[]>([]);
@@ -91,8 +91,11 @@ function Review({ id }: { id: number }) {
   const [dirty, setDirty] = useState(false);
   const [selected, setSelected] = useState<string | null>(null);
   const [hoverLine, setHoverLine] = useState<number | null>(null);
-  // the region a proposed eCRF value was read from (OCR association tab)
-  const [assocRegion, setAssocRegion] = useState<OcrAssociationProps['shown']>(null);
+  // the region a proposed eCRF value was read from (OCR association tab, or a link from the value's source record)
+  const [params] = useSearchParams();
+  const linked = useMemo(() => regionFromSearch(params, id), [params, id]);
+  const [assocRegion, setAssocRegion] = useState<OcrAssociationProps['shown']>(linked);
+  const [page, setPage] = useState(linked?.page ?? 0);
   const [busy, setBusy] = useState<string | null>(null);
   const [failing, setFailing] = useState(false);
   const viewport = useRef<HTMLDivElement>(null);
@@ -110,6 +113,11 @@ function Review({ id }: { id: number }) {
     setDirty(false);
     setSelected(null);
   }, [d, dirty]);
+
+  // a linked region on a page the file does not have (an old link): the first page
+  useEffect(() => {
+    if (d && page >= d.pages) setPage(0);
+  }, [d, page]);
 
   const size = d?.pageSizes[page] ?? null;
   const fit = () => {

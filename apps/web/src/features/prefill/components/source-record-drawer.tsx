@@ -10,6 +10,7 @@ import { SOURCE_DOC_TYPES } from '@esource/shared';
 import { useSession } from '../../session';
 import { sourceRecordQuery } from '../api/prefill-api';
 import { prettyRaw } from '../../sources';
+import { documentRegionPath } from '../../../lib/routing/document-links';
 
 export interface SourceRecordDrawerProps {
   recordId: number;
@@ -122,7 +123,7 @@ export function SourceRecordDrawer({ recordId, version, onClose }: SourceRecordD
               <Descriptions.Item label={t(`rawFormat.${r.rawFormat}`)}>
                 <Space size={8} wrap>
                   <span>{t('record.document', { page: (r.region?.page ?? 0) + 1 })}</span>
-                  <Link to={`/project/uploadTuomin?id=${r.sourceFileId}`} data-testid="source-record-document">
+                  <Link to={documentRegionPath(r.sourceFileId, r.region)} data-testid="source-record-document">
                     {t('record.openDocument')}
                   </Link>
                 </Space>
