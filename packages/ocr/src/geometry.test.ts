@@ -111,6 +111,17 @@ describe('placing sub-strings', () => {
     expect(substringBox(region, ...at, 2, { width: 171, height: 200 }).box.width).toBe(43);
     expect(() => substringBox(region, 5, 5)).toThrow(RangeError);
   });
+
+  it('hugs the rows of the characters’ ink when they are known', () => {
+    const withRows: OcrRegion = {
+      ...region,
+      chars: region.chars.map((c, i) => (i >= 3 ? { ...c, y0: i === 4 ? 4 : 6, y1: i === 6 ? 17 : 15 } : c)),
+    };
+    // rows 4..17 of the 20-pixel region, padded by 2
+    expect(substringBox(withRows, 3, 7, 2).box).toEqual({ x: 128, y: 52, width: 44, height: 17 });
+    // characters without rows keep the region's height
+    expect(substringBox(withRows, 0, 2, 0).box).toEqual({ x: 100, y: 50, width: 20, height: 20 });
+  });
 });
 
 describe('configuration', () => {

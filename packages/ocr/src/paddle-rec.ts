@@ -1,9 +1,10 @@
 // PP-OCRv4 text recognition of one region: upright crop, height 48, CTC decoding with character positions.
 import { type InferenceSession, Tensor } from 'onnxruntime-node';
-import { charExtents, ctcGreedyDecode } from './ctc.js';
+import { ctcGreedyDecode, type CtcLine } from './ctc.js';
 import { cropQuad } from './crop.js';
 import { dist } from './geometry.js';
 import { resizeRgb } from './image.js';
+import { inkRows, layoutLine, stripInk } from './layout.js';
 import type { OcrChar, Quad, RgbImage } from './types.js';
 
 const REC_H = 48;
@@ -37,14 +38,35 @@ export async function recognizeQuad(session: InferenceSession, dictionary: reado
   const out = (await session.run(feeds))[session.outputNames[0]!]!;
   const [, steps, classes] = out.dims;
   const line = ctcGreedyDecode(out.data as Float32Array, steps!, classes!, dictionary);
-  // time step → strip pixels → page pixels along the region's top edge
+  return placeLine(line, strip, tensorW / steps!, quad);
+}
+
+/**
+ * The decoded line on the page: characters placed by the strip's ink (`layoutLine`), with the word spaces the model
+ * left out and the rows of each character's ink, in page pixels along and across the region (`strip` is the region
+ * at height REC_H; `stepWidth` strip pixels per CTC time step).
+ */
+export function placeLine(line: CtcLine, strip: RgbImage, stepWidth: number, quad: Quad): RecognisedLine {
+  const contentW = strip.width;
+  // strip pixels → page pixels along the region's top edge and down its side
   const toPage = dist(quad[0], quad[1]) / contentW;
-  const extents = charExtents(line.chars, tensorW / steps!, contentW);
-  let chars: OcrChar[] = line.chars.map((c, i) => ({ text: c.text, x0: extents[i]!.x0 * toPage, x1: extents[i]!.x1 * toPage }));
+  const rowToPage = dist(quad[0], quad[3]) / strip.height;
+  const ink = stripInk(strip);
+  const placed = layoutLine(line.chars, stepWidth, contentW, ink?.columns, strip.height);
+  let chars: OcrChar[] = placed.map((c) => {
+    const rows = ink && c.text.trim() !== '' ? inkRows(strip, c.x0, c.x1, ink.threshold) : undefined;
+    const at: OcrChar = { text: c.text, x0: c.x0 * toPage, x1: c.x1 * toPage };
+    return rows ? { ...at, y0: rows.y0 * rowToPage, y1: rows.y1 * rowToPage } : at;
+  });
   // leading and trailing spaces carry no text
   while (chars.length && chars[0]!.text.trim() === '') chars = chars.slice(1);
   while (chars.length && chars[chars.length - 1]!.text.trim() === '') chars = chars.slice(0, -1);
-  chars = chars.map((c) => ({ text: c.text, x0: round1(c.x0), x1: round1(c.x1) }));
+  chars = chars.map((c) => ({
+    text: c.text,
+    x0: round1(c.x0),
+    x1: round1(c.x1),
+    ...(c.y0 !== undefined && c.y1 !== undefined ? { y0: round1(c.y0), y1: round1(c.y1) } : {}),
+  }));
   return { text: chars.map((c) => c.text).join(''), confidence: line.confidence, chars };
 }
 

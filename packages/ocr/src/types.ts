@@ -15,11 +15,17 @@ export interface Box {
 /** Four corners in reading order: start-top, end-top, end-bottom, start-bottom. */
 export type Quad = [Point, Point, Point, Point];
 
-/** One recognised character: x0/x1 are pixel offsets along the region's reading direction from polygon[0]. */
+/**
+ * One recognised character: x0/x1 are pixel offsets along the region's reading direction from polygon[0]; y0/y1,
+ * when the character's ink was found, are pixel offsets from the region's top edge towards its bottom edge (polygon[0]
+ * → polygon[3]) of the rows its ink spans.
+ */
 export interface OcrChar {
   text: string;
   x0: number;
   x1: number;
+  y0?: number;
+  y1?: number;
 }
 
 /** One detected text region (a piece of a line, as the detection model separated it). */

@@ -2,7 +2,7 @@ import { span } from '../spans.js';
 import type { DeidSpan, DetectorContext } from '../types.js';
 
 // One Chinese address component: a short Han name with an administrative or street unit, or a number with a unit.
-const ZH_NAMED = '[\\p{Script=Han}]{1,8}?(?:自治区|自治州|特别行政区|省|市|地区|盟|区|县|旗|街道|镇|乡|村|社区|居委会|大道|路|街|巷|弄|胡同|里|小区|花园|新村|公寓|大厦|广场|组)';
+const ZH_NAMED = '[\\p{Script=Han}]{1,8}?(?:自治区|自治州|特别行政区|省|市|地区|盟|区|县|旗|街道|镇|乡|村|社区|居委会|大道|路|道(?=[ \\t]*\\d)|街|巷|弄|胡同|里|小区|花园|家园|花苑|苑|府|山庄|公馆|华庭|新村|公寓|大厦|广场|组)';
 const ZH_NUMBERED = '(?:\\d+|[一二三四五六七八九十百]+)(?:号院|号楼|号|栋|幢|座|单元|层|楼|室|户|组|排|弄|巷)';
 const ZH_PART = `(?:${ZH_NAMED}|${ZH_NUMBERED}|[-—\\s])`;
 const ZH_ADDRESS = new RegExp(`(?:${ZH_NAMED}|${ZH_NUMBERED})${ZH_PART}*`, 'guy');

@@ -20,6 +20,8 @@ describe('dates', () => {
       ['生日 1985-03-12', '1985-03-12'],
       ['DOB: 03/12/1985', '03/12/1985'],
       ['Date of Birth: 12 March 1985', '12 March 1985'],
+      // OCR reads the O of October as a zero
+      ['DOB: 18 0ctober 1990', '18 0ctober 1990'],
     ] as const) {
       const c = ctx(`${text}，入院 2024-03-01`);
       const births = detectBirthDates(c, findDates(c));

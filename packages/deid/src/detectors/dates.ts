@@ -18,10 +18,14 @@ function validMonthDay(text: string): boolean {
   return (!month || (Number(month[1]) >= 1 && Number(month[1]) <= 12)) && (!day || (Number(day[1]) >= 1 && Number(day[1]) <= 31));
 }
 
+// OCR reads the O of October as a zero ("18 0ctober 1990"); read it back as a letter (same length, same offsets)
+const ZERO_OCT = /(?<![\p{L}\p{N}])0(?=ct(?:ober)?\.?(?![a-z]))/giu;
+
 function chronoDates(ctx: DetectorContext): DeidSpan[] {
   const out: DeidSpan[] = [];
+  const read = ctx.text.replace(ZERO_OCT, 'O');
   for (const parser of PARSERS) {
-    for (const r of parser.parse(ctx.text)) {
+    for (const r of parser.parse(read)) {
       const c = r.start;
       // a calendar date: day and month, or month and year; never a bare time or a relative phrase ("3 weeks ago")
       const calendar = (c.isCertain('day') && c.isCertain('month')) || (c.isCertain('month') && c.isCertain('year'));

@@ -24,6 +24,18 @@ describe('English person names', () => {
     expect(texts(sig)).toEqual(expect.arrayContaining(['Anna Berg', 'Thomas Reed', 'Michael Hall', "Karen O'Brien"]));
   });
 
+  it('reads an honorific after a label as a label, and ends a name at a bracket', () => {
+    const spans = detectEnglishNames(ctx('Attending Physician: Dr. Mark Wong\nOrdering Physician: Dr Ann Lee'));
+    expect(texts(spans)).toEqual(expect.arrayContaining(['Mark Wong', 'Ann Lee']));
+    expect(texts(spans)).not.toContain('Dr');
+    const contact = detectEnglishNames(ctx("Emergency Contact: Michael R. O'Brien(daughter) +1 617 690 8843"));
+    expect(texts(contact).every((t) => !t.includes('('))).toBe(true);
+    // a tab is the wide gap before the next field on the same line
+    const fields = detectEnglishNames(ctx('Prescriber: Dr. Robert Miller\tDEA: PW7912242\nPharmacist: James McCarthy\tPharmacy phone: 503-992-8505'));
+    expect(texts(fields)).toEqual(expect.arrayContaining(['Robert Miller', 'James McCarthy']));
+    expect(texts(fields).some((t) => /DEA|Pharmacy/.test(t))).toBe(false);
+  });
+
   it('leaves drugs, tests and diagnoses alone', () => {
     for (const t of [
       'Metformin 500 mg PO bid; Lisinopril 10 mg daily; Aspirin 81 mg.',

@@ -6,8 +6,9 @@ const PATIENT_LABEL =
   /(?<![A-Za-z])(?:Patient(?:'s)?\s+Name|(?<!(?:Drug|Test|Product|Generic|Brand|Hospital|Study|Site|File|User)\s)Name|(?:(?:first|last|maiden|middle|family|given|full)\s+)?name(?:\s+is|\?)|Patient|Mr\.?|Mrs\.?|Ms\.?|Miss|Mother|Father|Spouse|Wife|Husband|Son|Daughter|Contact(?:\s+Person)?|Next\s+of\s+Kin|Guardian|Signed\s+by|Signature|Recorded\s+by)(?:[ \t]*[:：][ \t]*|[ \t]+)/gi;
 const STAFF_LABEL =
   /(?<![A-Za-z])(?:Dr\.?|Doctor|Physician|Attending(?:\s+Physician)?|Surgeon|Consultant|Resident|Referring\s+(?:Physician|Doctor)|Provider|Pathologist|Radiologist|Pharmacist|Technologist|Signed(?=[ \t]*[:：])|Signature(?=[ \t]*[:：])|Approved\s+by|Authorized\s+by|Checked\s+by|Reported\s+by|Reviewed\s+by|Verified\s+by|Dictated\s+by|Transcribed\s+by|(?:Electronically\s+)?Signed\s+by\s+Dr\.?|Cosigned\s+by|Nurse|Prof\.?|Professor)(?:[ \t]*[:：][ \t]*|[ \t]+)/gi;
-// one to four capitalised words or initials on one line: John, O'Brien, Smith-Jones, J., SMITH
-const NAME = /(?:[A-Z][a-zA-Z'’-]*[a-z'’-][a-zA-Z'’-]*|[A-Z]\.|[A-Z]{2,}(?:['’-][A-Z]+)?)(?:[ \t](?:[A-Z][a-zA-Z'’-]*[a-z'’-][a-zA-Z'’-]*|[A-Z]\.|[A-Z]{2,}(?:['’-][A-Z]+)?)){0,3}/y;
+// one to four capitalised words or initials on one line, a space apart (a tab is a wide gap: the next field): John,
+// O'Brien, Smith-Jones, J., SMITH
+const NAME = /(?:[A-Z][a-zA-Z'’-]*[a-z'’-][a-zA-Z'’-]*|[A-Z]\.|[A-Z]{2,}(?:['’-][A-Z]+)?)(?: (?:[A-Z][a-zA-Z'’-]*[a-z'’-][a-zA-Z'’-]*|[A-Z]\.|[A-Z]{2,}(?:['’-][A-Z]+)?)){0,3}/y;
 // a name followed by a clinical degree: Jane Doe, MD
 const WITH_DEGREE = /(?<![A-Za-z])([A-Z][a-z'’-]+(?:[ \t]+(?:[A-Z]\.|[A-Z][a-zA-Z'’-]+)){1,3})(?:,[ \t]*|[ \t]+)(?:MD|M\.D\.|DO|D\.O\.|RN|NP|PA-C|MBBS|PhD)(?![A-Za-z])/g;
 // capitalised words that follow labels but are not names
@@ -17,6 +18,8 @@ const NOT_NAME = new Set(
     'Signature Signed Notes Note Was Will Should Please Education Instructions Demographics Consent Identifier Label Status Type Practitioner Assistant').split(' '),
 );
 const HONORIFIC = /^(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)+/;
+// an honorific right after a label is a label of its own ("Physician: Dr. Lee"): the name follows it
+const HONORIFIC_AHEAD = /^(?:Mr|Mrs|Ms|Miss|Dr|Prof)(?:\.|[ \t]|$)/;
 
 function nameAfter(ctx: DetectorContext, pos: number): string {
   NAME.lastIndex = pos;
@@ -39,6 +42,7 @@ function labelled(ctx: DetectorContext, re: RegExp, kind: DeidKind, reason: stri
   const out: DeidSpan[] = [];
   for (const m of ctx.text.matchAll(re)) {
     const pos = m.index + m[0].length;
+    if (HONORIFIC_AHEAD.test(ctx.text.slice(pos, pos + 5))) continue;
     const name = nameAfter(ctx, pos);
     if (name) out.push(span(ctx.text, pos, pos + name.length, kind, reason));
   }
@@ -56,6 +60,8 @@ function nlpPeople(ctx: DetectorContext): DeidSpan[] {
       start += honorific[0].length;
       text = text.slice(honorific[0].length);
     }
+    // a bracket ends a name (OCR glues "O'Brien(daughter)"), and so does a tab (a wide gap: the next field)
+    text = text.replace(/[([{\t\n].*$/s, '');
     text = text.replace(/(?<![A-Z])[\s.,;:!?)'’]+$|'s$|’s$/, '');
     if (/[A-Za-z]{2}/.test(text)) out.push(span(ctx.text, start, start + text.length, 'personName', 'name.nlp'));
   }

@@ -34,6 +34,21 @@ describe('Chinese person names', () => {
     expect(spans.map((s) => [s.kind, s.text])).toEqual(expect.arrayContaining([['doctor', '李'], ['doctor', '张建军']]));
   });
 
+  it('finds a name after a label that a line break cut or that ends the line before', () => {
+    expect(texts(detectChineseNames(ctx('无发热，较前改善。患者及家属\n杨博文对病情知情，同意出院。')))).toContain('杨博文');
+    expect(texts(detectChineseNames(ctx('无发热，较前改善。患者及家\n属石鑫珍对病情知情，同意出院。')))).toContain('石鑫珍');
+    expect(texts(detectChineseNames(ctx('近期自测血压控制欠佳，家属程玲玲陪同就诊。')))).toContain('程玲玲');
+    // a line that merely ends with 患者 does not make the next line's first word a name
+    expect(detectChineseNames(ctx('入院诊断明确，告知患者\n明显好转后复查'))).toEqual([]);
+  });
+
+  it('finds a name that the segmenter glued to the word before its title', () => {
+    const spans = detectChineseNames(ctx('患者症状好转。经胡军英主任医师查房后同意出院。'));
+    expect(spans.map((s) => [s.kind, s.text])).toEqual(expect.arrayContaining([['doctor', '胡军英']]));
+    for (const t of ['经上级医师查房后同意出院', '由住院医师完成病历书写', '经管床医师及主任医师查房'])
+      expect(detectChineseNames(ctx(t)), t).toEqual([]);
+  });
+
   it('leaves clinical words alone, even after 患者 or when they start with a surname character', () => {
     for (const t of [
       '患者明显好转，于2024年3月1日出院',

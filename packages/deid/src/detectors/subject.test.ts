@@ -23,6 +23,10 @@ describe("the subject's known identifiers", () => {
     expect(texts(spans).sort()).toEqual(['John', 'John', 'John Smith', 'Smith', 'Smith']);
   });
 
+  it('matches initials in capitals only: in lower case they are units', () => {
+    expect(new Set(texts(detectSubjectIdentifiers(ctx('Aspirin 81 mg daily; patient MG; M.G. seen'), { name: 'MG' })))).toEqual(new Set(['MG', 'M.G']));
+  });
+
   it('does not take a known number out of a longer number', () => {
     expect(detectSubjectIdentifiers(ctx('9BA202403119'), { medicalRecordNo: 'BA20240311' })).toEqual([]);
   });

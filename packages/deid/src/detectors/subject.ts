@@ -13,7 +13,9 @@ function tolerant(value: string): RegExp | undefined {
   // a Latin/digit value must not be part of a longer code; a Han name may sit between other Han characters
   const edge = isHan(chars[0]) ? '' : '(?<![A-Za-z0-9])';
   const tail = isHan(chars.at(-1)) ? '' : '(?![A-Za-z0-9])';
-  return new RegExp(`${edge}${body}${tail}`, 'giu');
+  // initials in capitals (MG, ZWL) are matched in capitals only: in lower case they are units and words (mg, ml)
+  const initials = chars.length <= 4 && chars.every((c) => /[A-Z]/.test(c));
+  return new RegExp(`${edge}${body}${tail}`, initials ? 'gu' : 'giu');
 }
 
 function find(ctx: DetectorContext, value: string | undefined, reason: string): DeidSpan[] {

@@ -1,8 +1,9 @@
 /**
  * From text read on a page (OCR regions with per-character offsets, or a PDF's own text items) to padded redaction
- * boxes: the page's pieces are joined into one text (one piece per line) so that detectors see their context across
- * pieces (a label in one region, the value in the next), every span is cut back to the pieces it covers and placed
- * inside each by character offset (packages/ocr substringBox), padded so that a glyph's edge never survives.
+ * boxes: the page's pieces are joined into one text (a tab between pieces of one line, a line break after the last)
+ * so that detectors see their context across pieces (a label in one region, the value in the next), every span is
+ * cut back to the pieces it covers and placed inside each by character offset (packages/ocr substringBox), padded so
+ * that a glyph's edge never survives.
  */
 import { detectIdentifiers, type DeidOptions } from '@esource/deid';
 import { substringBox, type OcrRegion } from '@esource/ocr';
@@ -70,15 +71,25 @@ function grow(r: Rect, pad: number, limits: { width: number; height: number }): 
   return { x, y, width: Math.max(0, x2 - x), height: Math.max(0, y2 - y) };
 }
 
+/**
+ * Whether `b` continues `a`'s line to the right (detection splits a line at wide gaps: "Riverside Community" |
+ * "Hospital"): joined with a tab, which detectors read as a wide gap within a line, not as a line break.
+ */
+function sameLine(a: Rect, b: Rect | undefined): boolean {
+  if (!b) return false;
+  const overlap = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  return overlap >= 0.5 * Math.min(a.height, b.height) && b.x >= a.x + a.width - 0.5 * Math.min(a.height, b.height);
+}
+
 /** Redaction boxes (with kind and reason) for one page's pieces. */
 export function pageBoxes(page: number, pieces: readonly TextPiece[], opts: DeidOptions): SourceFileBox[] {
   if (pieces.length === 0) return [];
   const offsets: number[] = [];
   let text = '';
-  for (const p of pieces) {
+  pieces.forEach((p, i) => {
     offsets.push(text.length);
-    text += `${p.text}\n`;
-  }
+    text += p.text + (sameLine(p.box, pieces[i + 1]?.box) ? '\t' : '\n');
+  });
   const out: SourceFileBox[] = [];
   for (const span of detectIdentifiers(text, opts)) {
     pieces.forEach((p, i) => {
