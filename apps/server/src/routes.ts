@@ -11,6 +11,7 @@ import { auditRoutes } from './modules/audit/audit.routes';
 import { tracingRoutes } from './modules/tracing/tracing.routes';
 import { searchRoutes } from './modules/search/search.routes';
 import { isfRoutes } from './modules/isf/isf.routes';
+import { queryRoutes } from './modules/queries/queries.routes';
 import { orgRoutes } from './modules/orgs/orgs.routes';
 import { roleRoutes } from './modules/roles/roles.routes';
 import { teamRoutes } from './modules/team/team.routes';
@@ -48,6 +49,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...tracingRoutes(deps),
     ...searchRoutes(deps),
     ...isfRoutes(deps),
+    ...queryRoutes(deps),
     ...selfTestRoutes(deps),
     ...userRoutes(deps),
     ...hl7Routes(deps),

@@ -93,6 +93,10 @@ export const ERROR_STATUS = {
   ISF_KIND_NOT_FOR_SITE: 400,
   /** a version of the kind at the site is still in automatic de-identification */
   ISF_UPLOAD_BUSY: 409,
+  /** a query on a form that has no data yet (raise it on the visit instead) */
+  QUERY_NO_DATA: 409,
+  /** a query step its status does not allow (reply to a closed query …) */
+  QUERY_TRANSITION: 409,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -29,4 +29,5 @@ export * from './documents.schema';
 export * from './ocr-association.schema';
 export * from './deid-config.schema';
 export * from './isf.schema';
+export * from './queries.schema';
 export * from './hl7.schema';

@@ -1208,3 +1208,63 @@ export const isfKinds = pgTable('isf_kinds', {
   createdAt: created(),
   updatedAt: updated(),
 });
+
+/**
+ * Queries (issue 13, /project/doubtList): a question on an item (instance + variable), a form (instance), a visit or a
+ * subject. origin 'manual' (text) or 'auto' (rule + params, raised by a save whose value broke a soft rule, closed
+ * automatically when the value is corrected). Status QUERY_STATUS 1 querying, 2 replied, 3 closed. Migration 0023.
+ */
+export const queries = pgTable(
+  'queries',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    visitId: integer('visit_id').references(() => visits.id),
+    unscheduledId: integer('unscheduled_id').notNull().default(0),
+    formId: integer('form_id').references(() => forms.id),
+    repeatNo: integer('repeat_no').notNull().default(1),
+    instanceId: integer('instance_id').references(() => crfInstances.id),
+    variable: varchar('variable', { length: 40 }),
+    origin: varchar('origin', { length: 6 }).$type<'manual' | 'auto'>().notNull().default('manual'),
+    rule: varchar('rule', { length: 30 }),
+    params: jsonb('params').$type<Record<string, string | number>>(),
+    text: varchar('text', { length: 1000 }),
+    status: smallint('status').notNull().default(1),
+    version: integer('version').notNull().default(1),
+    createdBy: integer('created_by').references(() => users.id),
+    updatedBy: integer('updated_by').references(() => users.id),
+    closedBy: integer('closed_by').references(() => users.id),
+    closedAt: ts('closed_at'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [index('queries_scope').on(t.projectId, t.env, t.status, t.siteId), index('queries_instance').on(t.instanceId, t.variable)],
+);
+
+/** The thread of a query: raise, reply (with the value change it made, if any), close, reopen, autoClose. */
+export const queryMessages = pgTable(
+  'query_messages',
+  {
+    id: serial('id').primaryKey(),
+    queryId: integer('query_id')
+      .notNull()
+      .references(() => queries.id),
+    action: varchar('action', { length: 10 }).$type<'raise' | 'reply' | 'close' | 'reopen' | 'autoClose'>().notNull(),
+    text: varchar('text', { length: 1000 }),
+    oldValue: jsonb('old_value').$type<{ v: unknown }>(),
+    newValue: jsonb('new_value').$type<{ v: unknown }>(),
+    userId: integer('user_id').references(() => users.id),
+    userName: varchar('user_name', { length: 50 }),
+    createdAt: created(),
+  },
+  (t) => [index('query_messages_query').on(t.queryId, t.id)],
+);

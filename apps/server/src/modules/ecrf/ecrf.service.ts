@@ -32,6 +32,7 @@ import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { unnestRows } from '../../lib/sql';
 import { SubjectsService } from '../subjects/subjects.service';
+import { syncAutoQueries } from '../queries/auto-queries';
 import { translator } from '../../lib/i18n';
 
 type Key = { ptsId: number; visitId: number; formId: number; unscheduledId: number; repeatNo: number };
@@ -213,7 +214,7 @@ export class EcrfService {
       const t = translator(ctx.language);
       // the latest wall clock on earth: the server does not know the user's time zone (see ecrf-values.ts)
       const clock = latestClock();
-      const incoming = new Map<string, { value: unknown; reason?: string | undefined; quality?: string | null; cause?: string | null }>();
+      const incoming = new Map<string, { value: unknown; reason?: string | undefined; quality?: string | null; params?: Record<string, string | number>; cause?: string | null }>();
       for (const it of input.items) {
         const f = fields.get(it.variable);
         if (!f) {
@@ -231,7 +232,7 @@ export class EcrfService {
           const key = issue.code === 'min' || issue.code === 'max' ? 'range' : issue.code;
           problems.push({ field: it.variable, message: t(`validation.value_${key}`, { ...issue.params, range: rangeText(issue.params) }) });
         }
-        incoming.set(it.variable, { value, reason: it.reason, quality: issue?.soft ? 'range' : null });
+        incoming.set(it.variable, { value, reason: it.reason, quality: issue?.soft ? 'range' : null, ...(issue?.soft ? { params: { value: String(it.value), range: rangeText(issue.params) } } : {}) });
       }
       // the merged picture: what is stored, with this batch on top
       const merged: ItemValues = {};
@@ -360,6 +361,11 @@ export class EcrfService {
       }
       // a new instance or a new status moves the subject's current visit and form progress
       if (prevStatus !== status) await this.subjects.refreshProgress(tx, [subject.id]);
+      // automatic queries: raised for a value kept outside its soft range, closed once a save corrects it (drafts
+      // are work in progress: not queried)
+      if (input.entryMode !== ENTRY_MODE.stash) {
+        await syncAutoQueries(tx, actorOf(ctx), inst!, [...incoming].map(([variable, v]) => ({ variable, quality: v.quality ?? null, ...(v.params ? { params: v.params } : {}) })));
+      }
       await recordAudit(tx, actorOf(ctx), audits);
       // the saved state as this transaction wrote it: what was stored, with this batch's writes on top
       const values: CrfInstanceView['values'] = {};
