@@ -99,6 +99,8 @@ export const queryDetail = queryView.extend({
   messages: z.array(queryMessageView),
   /** the item's current value (item queries) */
   value: z.unknown(),
+  /** the item's definition (item queries): how a corrected value is entered with the reply */
+  field: z.unknown().nullable(),
   /** what the caller may do now */
   actions: z.array(z.enum(['reply', 'close', 'reopen'])),
 });

@@ -57,6 +57,7 @@ export const NAMESPACES = [
   'documents',
   'deidConfig',
   'isf',
+  'queries',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

@@ -12,7 +12,6 @@ import { menuFor, type AccessContext, type MenuLeaf } from '../lib/routing/route
 const NOT_BUILT = new Set([
   'feedback',
   'verification',
-  'doubtList',
   'clinical',
   'ae',
   'cm',

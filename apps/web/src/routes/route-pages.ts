@@ -80,6 +80,8 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   researchFile: () => import('../features/isf/pages/isf-page'),
   isfImageTuomin: deidReview,
   isfPdfTuomin: deidReview,
+  // issue 13: queries
+  doubtList: () => import('../features/queries/pages/query-list-page'),
   deidMessage: deidMessages,
   sickRecordMsg: deidMessages,
   visitTimeline: () => import('../features/calendar/pages/visit-timeline-page'),

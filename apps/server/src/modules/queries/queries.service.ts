@@ -218,6 +218,7 @@ export class QueriesService {
         createTime: m.createdAt.toISOString(),
       })),
       value: v?.value?.v ?? null,
+      field: r.q.variable && r.definition ? (formFields((r.definition as unknown as FormDefinition).components).find((f) => f.variable === r.q.variable) ?? null) : null,
       actions: this.actionsFor(ctx, r.q),
     };
   }

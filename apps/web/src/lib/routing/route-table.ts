@@ -463,7 +463,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'doubtList',
-    placeholder: true,
     path: '/project/doubtList',
     anyOf: ['doubt:querying:query', 'doubt:replied:query', 'doubt:closed:query'],
     menu: { icon: 'query', group: 'review' },

@@ -39,6 +39,7 @@ import {
   type StoredValues,
 } from '../ecrf-logic';
 import { ItemHistory } from './item-history';
+import { ItemQueries, queriesKey } from '../../queries';
 import { ChangeReasonDialog } from './change-reason-dialog';
 import { SignatureDialog } from './signature-dialog';
 import { CrfStatusTag } from './status';
@@ -139,6 +140,8 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
     take(v);
     setStale(null);
     setKept(null);
+    // a save may raise or close automatic queries: the item markers and the query list read again
+    void qc.invalidateQueries({ queryKey: queriesKey });
     onChanged();
   };
 
@@ -409,10 +412,15 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
                 readOnly={readOnly}
                 language={language}
                 itemExtra={(f) =>
-                  view.instance && loaded.stored[f.variable] ? (
+                  view.instance ? (
                     <>
-                      <SourceLink variable={f.variable} stored={loaded.stored[f.variable]} />
-                      <ItemHistory instanceId={view.instance.id} field={f} />
+                      {loaded.stored[f.variable] ? (
+                        <>
+                          <SourceLink variable={f.variable} stored={loaded.stored[f.variable]} />
+                          <ItemHistory instanceId={view.instance.id} field={f} />
+                        </>
+                      ) : null}
+                      <ItemQueries instanceId={view.instance.id} target={crfKey} field={f} />
                     </>
                   ) : null
                 }

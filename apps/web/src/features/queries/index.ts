@@ -1,0 +1,4 @@
+/** Queries (issue 13 item 2): what other features use. */
+export { ItemQueries } from './components/item-queries';
+export { QueryDrawer } from './components/query-drawer';
+export { queriesKey, queryCountsQuery } from './api/queries-api';
