@@ -12,6 +12,7 @@ import { tracingRoutes } from './modules/tracing/tracing.routes';
 import { searchRoutes } from './modules/search/search.routes';
 import { isfRoutes } from './modules/isf/isf.routes';
 import { queryRoutes } from './modules/queries/queries.routes';
+import { verificationRoutes } from './modules/verification/verification.routes';
 import { orgRoutes } from './modules/orgs/orgs.routes';
 import { roleRoutes } from './modules/roles/roles.routes';
 import { teamRoutes } from './modules/team/team.routes';
@@ -50,6 +51,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...searchRoutes(deps),
     ...isfRoutes(deps),
     ...queryRoutes(deps),
+    ...verificationRoutes(deps),
     ...selfTestRoutes(deps),
     ...userRoutes(deps),
     ...hl7Routes(deps),

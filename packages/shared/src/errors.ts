@@ -97,6 +97,10 @@ export const ERROR_STATUS = {
   QUERY_NO_DATA: 409,
   /** a query step its status does not allow (reply to a closed query …) */
   QUERY_TRANSITION: 409,
+  /** SDV/SDR of a form that is not completed yet (a draft is work in progress) */
+  VERIFY_NOT_COMPLETED: 409,
+  /** a verification mark already removed or lost */
+  VERIFY_MARK_ENDED: 409,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

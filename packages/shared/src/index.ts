@@ -30,4 +30,5 @@ export * from './ocr-association.schema';
 export * from './deid-config.schema';
 export * from './isf.schema';
 export * from './queries.schema';
+export * from './verification.schema';
 export * from './hl7.schema';

@@ -128,5 +128,10 @@ export const siteInput = z.object({
   piUserId: idSchema.optional(),
 });
 export const siteUpdate = siteInput.omit({ orgId: true }).extend({ id: idSchema, status: intSchema(0, 1).optional() });
-export const siteDetailRow = siteRow.extend({ piUserId: z.number().int().nullable(), piName: z.string().nullable() });
+export const siteDetailRow = siteRow.extend({
+  piUserId: z.number().int().nullable(),
+  piName: z.string().nullable(),
+  /** risk level (spec §3): 1 high, 2 middle, 3 low — the share of its forms that need SDV */
+  riskLevel: z.number().int(),
+});
 export type SiteDetailRow = z.infer<typeof siteDetailRow>;

@@ -225,6 +225,8 @@ export const sites = pgTable(
     name: varchar('name', { length: 100 }).notNull(),
     piUserId: integer('pi_user_id').references(() => users.id),
     status: integer('status').notNull().default(1),
+    /** risk level (spec §3): 1 high, 2 middle, 3 low — the share of its forms that need SDV (migration 0024) */
+    riskLevel: smallint('risk_level').notNull().default(2),
     createdAt: created(),
     updatedAt: updated(),
   },
@@ -1267,4 +1269,39 @@ export const queryMessages = pgTable(
     createdAt: created(),
   },
   (t) => [index('query_messages_query').on(t.queryId, t.id)],
+);
+
+/**
+ * SDV and SDR marks (issue 13, /project/verification; migration 0024): SDV on an item (variable), SDR on a form
+ * (variable null). Status 1 active, 0 removed (reason), 2 lost (the value changed after it was verified).
+ */
+export const verificationMarks = pgTable(
+  'verification_marks',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    instanceId: integer('instance_id')
+      .notNull()
+      .references(() => crfInstances.id),
+    variable: varchar('variable', { length: 40 }),
+    kind: varchar('kind', { length: 3 }).$type<'sdv' | 'sdr'>().notNull(),
+    /** the value verified (SDV) */
+    value: jsonb('value').$type<{ v: unknown }>(),
+    status: smallint('status').notNull().default(1),
+    reason: varchar('reason', { length: 500 }),
+    markedBy: integer('marked_by').references(() => users.id),
+    markedAt: ts('marked_at').notNull().defaultNow(),
+    endedBy: integer('ended_by').references(() => users.id),
+    endedAt: ts('ended_at'),
+  },
+  (t) => [index('verification_marks_scope').on(t.projectId, t.env, t.siteId, t.status)],
 );

@@ -33,6 +33,7 @@ import { actorOf, recordAudit } from '../audit/audit.service';
 import { unnestRows } from '../../lib/sql';
 import { SubjectsService } from '../subjects/subjects.service';
 import { syncAutoQueries } from '../queries/auto-queries';
+import { loseMarks } from '../verification/marks-lost';
 import { translator } from '../../lib/i18n';
 
 type Key = { ptsId: number; visitId: number; formId: number; unscheduledId: number; repeatNo: number };
@@ -361,6 +362,8 @@ export class EcrfService {
       }
       // a new instance or a new status moves the subject's current visit and form progress
       if (prevStatus !== status) await this.subjects.refreshProgress(tx, [subject.id]);
+      // verified values that changed lose their SDV mark (and the form its SDR mark): listed again for verification
+      await loseMarks(tx, actorOf(ctx), inst!, history.map((h) => h.variable));
       // automatic queries: raised for a value kept outside its soft range, closed once a save corrects it (drafts
       // are work in progress: not queried)
       if (input.entryMode !== ENTRY_MODE.stash) {

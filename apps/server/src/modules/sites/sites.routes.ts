@@ -33,6 +33,7 @@ export function siteRoutes({ database, hooks }: AppDeps): RouteSpec[] {
         status: sites.status,
         piUserId: sites.piUserId,
         piName: pi.name,
+        riskLevel: sites.riskLevel,
       })
       .from(sites)
       .innerJoin(organizations, eq(organizations.id, sites.orgId))
