@@ -30,7 +30,7 @@ import { actorOf, recordAudit } from '../audit/audit.service';
 import { SubjectsService } from '../subjects/subjects.service';
 
 /** Whether a form is selected for SDV by its site's risk level: the same answer for the same form, always. */
-const requiredSql = (instanceId: SQL | unknown, riskLevel: SQL | unknown) =>
+const requiredSql = (instanceId: unknown, riskLevel: unknown) =>
   sql`((abs(hashtext('sdv:' || ${instanceId}::text)) % 100) < (case ${riskLevel} when 1 then ${sql.raw(String(SDV_SHARE[1]))} when 2 then ${sql.raw(String(SDV_SHARE[2]))} else ${sql.raw(String(SDV_SHARE[3]))} end))`;
 
 /** An item counts when it holds a value (not null, not empty text, not an empty list). */
@@ -188,9 +188,10 @@ export class VerificationService {
         unscheduledId: sql<number>`${crfInstances.unscheduledId}`.as('unscheduled_id'),
         repeatNo: sql<number>`${crfInstances.repeatNo}`.as('repeat_no'),
         required: sql<boolean>`${required}`.as('required'),
-        items: sql<number>`${items}`.as('items'),
-        verified: sql<number>`${activeSdv}`.as('verified'),
-        lost: sql<number>`${lost}`.as('lost'),
+        // counts are bigint: text from the PostgreSQL driver, numbers from the embedded one
+        items: sql<string | number>`${items}`.as('items'),
+        verified: sql<string | number>`${activeSdv}`.as('verified'),
+        lost: sql<string | number>`${lost}`.as('lost'),
         reviewed: sql<boolean>`${reviewed}`.as('reviewed'),
         updatedAt: sql<Date>`${crfInstances.updatedAt}`.as('updated_at'),
       })
@@ -230,18 +231,18 @@ export class VerificationService {
         designVersionId: r.designVersionId,
         siteId: r.siteId,
         siteName: r.siteName,
-        riskLevel: Number(r.riskLevel),
+        riskLevel: r.riskLevel,
         visitId: r.visitId,
         visitName: r.visitName,
         formId: r.formId,
         formName: r.formName,
         unscheduledId: r.unscheduledId,
         repeatNo: r.repeatNo,
-        required: Boolean(r.required),
+        required: r.required,
         items: Number(r.items),
         verified: Number(r.verified),
         lost: Number(r.lost),
-        reviewed: Boolean(r.reviewed),
+        reviewed: r.reviewed,
         updateTime: new Date(r.updatedAt).toISOString(),
       })),
     };
