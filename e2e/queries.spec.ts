@@ -2,9 +2,10 @@ import { expect, test, type APIRequestContext } from '@playwright/test';
 import { apiLogin, noKeys, openLoggedIn, setLanguage, shootBoth, type ApiSession } from './helpers';
 
 /**
- * Issue 13 (queries) journey: a monitor raises a query on an item of a saved form; the site coordinator finds it in
- * the query list, answers and corrects the value with a reason in the same step; the monitor sees the answer and the
- * corrected value and closes the query. An out-of-range heart rate saved by the site raises an automatic query.
+ * Issue 13 journey (queries, SDV): a monitor verifies a saved form against its source and raises a query on one item;
+ * the site coordinator finds it in the query list, answers and corrects the value with a reason in the same step; the
+ * monitor finds the changed item listed again for SDV, verifies it again, and closes the query. An out-of-range heart
+ * rate saved by the site raises an automatic query.
  */
 test.describe.configure({ mode: 'serial', timeout: 180_000 });
 
@@ -30,7 +31,7 @@ async function subjectWithVitals(request: APIRequestContext, crc: ApiSession) {
   return { ptsId, ptsNo: add.data.ptsNo, visitId: v1.visitId, formId };
 }
 
-test('a monitor raises a query on an item; the site answers with a corrected value; the monitor closes it', async ({ page, request, browser }) => {
+test('a monitor verifies a form and raises a query; the site corrects the value; the monitor re-verifies and closes it', async ({ page, request, browser }) => {
   const crc = await apiLogin(request, 'crc1', 3, 'site');
   const s = await subjectWithVitals(request, crc);
   const cra = await apiLogin(request, 'cra', 2, 'main');
@@ -38,7 +39,11 @@ test('a monitor raises a query on an item; the site answers with a corrected val
   await page.getByTestId('form-V1-VS').click();
   await expect(page.getByTestId('crf-entry')).toBeVisible();
 
-  // the monitor raises a query on the systolic pressure
+  // the monitor verifies the form against its source (SDV of every item), then raises a query on the systolic pressure
+  await expect(page.getByTestId('sdv-count')).toHaveText('0/4 items');
+  await page.getByTestId('sdv-all').click();
+  await expect(page.getByTestId('sdv-count')).toHaveText('4/4 items');
+  await expect(page.getByTestId('sdv-done-SYSBP')).toBeVisible();
   await page.getByTestId('raise-query-SYSBP').click();
   await page.getByTestId('raise-ok').click();
   await expect(page.getByText('Write the question.')).toBeVisible();
@@ -86,6 +91,23 @@ test('a monitor raises a query on an item; the site answers with a corrected val
   await noKeys(site);
   await shootBoth(site, 'queries-drawer-site-zh');
   await ctx.close();
+
+  // the monitor finds the form again under SDV: the changed value lost its mark; verifies it again
+  await page.goto('/project/verification');
+  await page.getByTestId('verify-ptsno').locator('input').fill(s.ptsNo);
+  await page.getByTestId('verify-ptsno').locator('input').press('Enter');
+  const toVerify = page.getByTestId('verification-table').locator('tr', { hasText: 'Vital signs' });
+  await expect(toVerify).toContainText('3/4 items');
+  await expect(toVerify).toContainText('1 changed since SDV');
+  await noKeys(page);
+  await shootBoth(page, 'verification-list');
+  await toVerify.getByRole('link', { name: 'Open form' }).click();
+  await expect(page.getByTestId('crf-entry')).toBeVisible();
+  await expect(page.getByTestId('sdv-lost-SYSBP')).toBeVisible();
+  await shootBoth(page, 'verification-form-lost');
+  await page.getByTestId('sdv-SYSBP').click();
+  await expect(page.getByTestId('sdv-done-SYSBP')).toBeVisible();
+  await expect(page.getByTestId('sdv-count')).toHaveText('4/4 items');
 
   // the monitor sees the answer under "Replied" and closes the query
   await page.goto('/project/doubtList');

@@ -128,6 +128,8 @@ describe('SDV and SDR marks', () => {
     const low1 = (await page({ state: 'all', requiredOnly: true })).body.data.content.map((r) => r.instanceId);
     const low2 = (await page({ state: 'all', requiredOnly: true })).body.data.content.map((r) => r.instanceId);
     expect(low1).toEqual(low2);
+    // a form a monitor has started verifying stays in scope whatever the sample
+    expect(low1).toContain(vs);
     const summary = (await page({ state: 'all', requiredOnly: false })).body.data.summary;
     expect(summary.items).toBeGreaterThanOrEqual(4);
     expect(summary.forms).toBeGreaterThanOrEqual(1);

@@ -69,7 +69,7 @@ export const verificationRow = z.object({
   formName: z.string(),
   unscheduledId: z.number().int(),
   repeatNo: z.number().int(),
-  /** the risk level selects this form for SDV */
+  /** the form needs SDV: its site's risk level selects it, or a monitor has started verifying it */
   required: z.boolean(),
   /** items with a value, items with an active SDV mark, items whose mark was lost */
   items: z.number().int(),

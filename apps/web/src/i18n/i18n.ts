@@ -58,6 +58,7 @@ export const NAMESPACES = [
   'deidConfig',
   'isf',
   'queries',
+  'verification',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

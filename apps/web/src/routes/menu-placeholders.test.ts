@@ -11,7 +11,6 @@ import { menuFor, type AccessContext, type MenuLeaf } from '../lib/routing/route
  */
 const NOT_BUILT = new Set([
   'feedback',
-  'verification',
   'clinical',
   'ae',
   'cm',

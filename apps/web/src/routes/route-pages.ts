@@ -80,7 +80,8 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   researchFile: () => import('../features/isf/pages/isf-page'),
   isfImageTuomin: deidReview,
   isfPdfTuomin: deidReview,
-  // issue 13: queries
+  // issue 13: queries, SDV/SDR
+  verification: () => import('../features/verification/pages/verification-page'),
   doubtList: () => import('../features/queries/pages/query-list-page'),
   deidMessage: deidMessages,
   sickRecordMsg: deidMessages,

@@ -162,7 +162,8 @@ export class VerificationService {
     const lost = sql`(select count(distinct vm.variable) from ${verificationMarks} vm where vm.instance_id = ${crfInstances.id} and vm.kind = 'sdv' and vm.status = ${MARK_STATUS.lost}
       and not exists (select 1 from ${verificationMarks} va where va.instance_id = vm.instance_id and va.variable = vm.variable and va.kind = 'sdv' and va.status = ${MARK_STATUS.active}))`;
     const reviewed = sql`exists (select 1 from ${verificationMarks} vm where vm.instance_id = ${crfInstances.id} and vm.kind = 'sdr' and vm.status = ${MARK_STATUS.active})`;
-    const required = requiredSql(crfInstances.id, sites.riskLevel);
+    // selected by the site's risk level, or already being verified (a monitor started it: its lost marks must show)
+    const required = sql`(${requiredSql(crfInstances.id, sites.riskLevel)} or exists (select 1 from ${verificationMarks} vm where vm.instance_id = ${crfInstances.id} and vm.kind = 'sdv' and vm.status in (${sql.raw(String(MARK_STATUS.active))}, ${sql.raw(String(MARK_STATUS.lost))})))`;
     const where = and(
       this.formScope(ctx),
       sql`${crfInstances.status} >= ${CRF_STATUS.completed}`,

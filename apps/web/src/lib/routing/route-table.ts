@@ -456,7 +456,6 @@ export const ROUTES: readonly AppRoute[] = [
 
   P({
     id: 'verification',
-    placeholder: true,
     path: '/project/verification',
     anyOf: ['verification:sdv:query', 'verification:sdr:query'],
     menu: { icon: 'review', group: 'review' },

@@ -40,6 +40,7 @@ import {
 } from '../ecrf-logic';
 import { ItemHistory } from './item-history';
 import { ItemQueries, queriesKey } from '../../queries';
+import { ItemVerification, VerificationBar, verificationKey } from '../../verification';
 import { ChangeReasonDialog } from './change-reason-dialog';
 import { SignatureDialog } from './signature-dialog';
 import { CrfStatusTag } from './status';
@@ -140,8 +141,9 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
     take(v);
     setStale(null);
     setKept(null);
-    // a save may raise or close automatic queries: the item markers and the query list read again
+    // a save may raise or close automatic queries and lose verification marks: both read again
     void qc.invalidateQueries({ queryKey: queriesKey });
+    void qc.invalidateQueries({ queryKey: verificationKey });
     onChanged();
   };
 
@@ -396,6 +398,13 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
               {t('notStarted')}
             </Typography.Paragraph>
           )}
+          {view.instance && loaded ? (
+            <VerificationBar
+              instanceId={view.instance.id}
+              items={Object.values(loaded.stored).filter((v) => !emptyValue(v?.value)).length}
+              completed={view.instance.status >= CRF_STATUS.completed}
+            />
+          ) : null}
           <div className={prefillOpen ? 'crf-with-prefill' : undefined}>
             <div className="crf-main">
               <FormRenderer
@@ -418,6 +427,12 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
                         <>
                           <SourceLink variable={f.variable} stored={loaded.stored[f.variable]} />
                           <ItemHistory instanceId={view.instance.id} field={f} />
+                          <ItemVerification
+                            instanceId={view.instance.id}
+                            field={f}
+                            hasValue={!emptyValue(loaded.stored[f.variable]?.value)}
+                            completed={view.instance.status >= CRF_STATUS.completed}
+                          />
                         </>
                       ) : null}
                       <ItemQueries instanceId={view.instance.id} target={crfKey} field={f} />

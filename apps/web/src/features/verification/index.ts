@@ -1,0 +1,4 @@
+/** SDV and SDR (issue 13 item 1): what other features use. */
+export { ItemVerification } from './components/item-verification';
+export { VerificationBar } from './components/verification-bar';
+export { verificationKey } from './api/verification-api';
