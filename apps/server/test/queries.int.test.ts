@@ -65,6 +65,12 @@ describe('a query on an item, from raise to close', () => {
     // the other site sees nothing of it
     expect((await detail(q.id, 'crc2')).status).toBe(404);
     expect((await list('crc2')).body.data.content.some((x) => x.id === q.id)).toBe(false);
+    // the site's coordinator gets a message (the badge counts it); the other site's does not
+    type Msgs = { content: { kind: string; content: string }[] };
+    const inbox = (who: string) => s.api.post<Msgs>('/message/manager/list', { token: tok[who], headers: H, form: { pageSize: 50, kind: 'query' } });
+    const crcMsgs = (await inbox('crc1')).body.data.content;
+    expect(crcMsgs.some((m) => m.content.startsWith('query:') && JSON.parse(m.content.slice(6)).q === q.id)).toBe(true);
+    expect((await inbox('crc2')).body.data.content.some((m) => m.content.includes(`"q":${q.id},`))).toBe(false);
     // the form's marker
     const marks = await s.api.post<{ variable: string | null; open: number }[]>('/crf/query/field/list', { token: tok.crc1, headers: H, json: { instanceId: vsInstance } });
     expect(marks.body.data).toContainEqual(expect.objectContaining({ variable: 'SYSBP', open: 1 }));
@@ -103,6 +109,9 @@ describe('a query on an item, from raise to close', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.data).toMatchObject({ status: 2, value: 138 });
     expect(r.body.data.messages.at(-1)).toMatchObject({ action: 'reply', oldValue: 128, newValue: 138, changed: true });
+    // the monitor who raised it is told of the answer
+    const craMsgs = await s.api.post<{ content: { content: string }[] }>('/message/manager/list', { token: tok.cra, headers: H, form: { pageSize: 50, kind: 'query' } });
+    expect(craMsgs.body.data.content.some((m) => m.content.includes(`"q":${q.id},"e":"reply"`))).toBe(true);
     // the eCRF's history says who changed it and why
     const h = await s.api.get<{ newValue: unknown; reason: string | null }[]>('/crf/form/item/result/history', { token: tok.crc1, headers: H, query: { instanceId: vsInstance, variable: 'SYSBP' } });
     expect(h.body.data.map((x) => [x.newValue, x.reason])).toContainEqual([138, 'Transcription error']);

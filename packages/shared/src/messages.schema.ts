@@ -5,7 +5,8 @@ import { dateSchema, idListSchema, idSchema, pageRequest, pageResult } from './c
  * The message centre: messages left for a user (system messages, team messages, invitations) in one
  * environment. Only the recipient reads them; the badge (POST /message/manager/badgeInfo) counts the same rows.
  */
-export const MESSAGE_KINDS = ['system', 'team', 'invite'] as const;
+/** query: a query raised, reopened or answered (issue 13; content `query:{json}`, worded by the web) */
+export const MESSAGE_KINDS = ['system', 'team', 'invite', 'query'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 const readFlag = z.preprocess(

@@ -38,6 +38,7 @@ import { fieldError } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { SubjectsService } from '../subjects/subjects.service';
 import { EcrfService } from '../ecrf/ecrf.service';
+import { notifyQuery } from './query-notify';
 
 type QueryRow = typeof queries.$inferSelect;
 const Q = QUERY_STATUS;
@@ -285,7 +286,9 @@ export class QueriesService {
       await recordAudit(tx, actorOf(ctx), [
         { action: 'query.add', entity: 'query', entityId: q!.id, projectId: ctx.project.id, siteId: s.siteId, subjectId: s.id, field: input.variable ?? null, newValue: input.text },
       ]);
-      return this.detail(ctx, q!.id, tx);
+      const d = await this.detail(ctx, q!.id, tx);
+      await notifyQuery(tx, { queryId: q!.id, event: 'raise', env: ctx.env, projectId: ctx.project.id, siteId: s.siteId, ptsNo: s.ptsNo, item: d.itemLabel ?? d.formName ?? d.visitName, text: input.text, raiserId: ctx.user.id, actorId: ctx.user.id });
+      return d;
     });
   }
 
@@ -347,7 +350,11 @@ export class QueriesService {
       await recordAudit(tx, actorOf(ctx), [
         { action: `query.${input.action}`, entity: 'query', entityId: q.id, projectId: q.projectId, siteId: q.siteId, subjectId: q.subjectId, field: 'status', oldValue: q.status, newValue: act.to, reason: input.text ?? null },
       ]);
-      return this.detail(ctx, q.id, tx);
+      const d = await this.detail(ctx, q.id, tx);
+      if (input.action !== 'close') {
+        await notifyQuery(tx, { queryId: q.id, event: input.action, env: q.env, projectId: q.projectId, siteId: q.siteId, ptsNo: d.ptsNo, item: d.itemLabel ?? d.formName ?? d.visitName, text: input.text ?? null, raiserId: q.origin === 'manual' ? q.createdBy : null, actorId: ctx.user.id });
+      }
+      return d;
     });
   }
 }

@@ -17,5 +17,15 @@ export function messageText(m: MessageRow, t: TFunction<'messages'>): { title: s
       content: t('invite.projectBody', { project, role: m.content.slice('invite:'.length) }),
     };
   }
+  if (m.kind === 'query' && m.content.startsWith('query:')) {
+    // a query raised, reopened or answered (issue 13), stored as data
+    try {
+      const q = JSON.parse(m.content.slice('query:'.length)) as { q: number; e: string; pts: string; item: string | null; text: string };
+      const where = q.item ? `${q.pts} · ${q.item}` : q.pts;
+      return { title: t(`query.${q.e}Title`, { id: q.q, where, defaultValue: m.title }), content: t(`query.${q.e}Body`, { id: q.q, where, text: q.text }) };
+    } catch {
+      return { title: m.title, content: m.content };
+    }
+  }
   return { title: m.title, content: m.content };
 }
