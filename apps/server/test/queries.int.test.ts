@@ -168,6 +168,17 @@ describe('automatic queries from the form\'s rules', () => {
   });
 });
 
+describe('parallel steps', () => {
+  it('two answers sent at once with the same version: one is taken, the other is told who was first', async () => {
+    const q = (await add({ ptsId, visitId: v1, formId: vsForm, variable: 'DIABP', text: 'Please check the second pressure value.' })).body.data;
+    const rs = await Promise.all([1, 2].map((i) => update({ id: q.id, version: q.version, action: 'reply', text: `Answer ${i}` }, 'crc1')));
+    expect(rs.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(rs.find((r) => r.status === 409)!.body.errorCode).toBe('STALE_WRITE');
+    const d = (await detail(q.id)).body.data;
+    expect(d.messages.filter((m) => m.action === 'reply')).toHaveLength(1);
+  });
+});
+
 describe('the list and the export', () => {
   it('filters, pages and exports what the caller sees', async () => {
     const bad = await list('cra', { pageSize: 30 });

@@ -85,6 +85,15 @@ describe('SDV and SDR marks', () => {
     expect((await marks(vs, 'crc2')).status).toBe(403);
   });
 
+  it('verifying the same form twice at once leaves one mark per item', async () => {
+    const removeAll = (await marks(vs)).body.data.filter((m) => m.kind === 'sdv' && m.status === 1).map((m) => m.id);
+    await s.api.post('/crf/report/deleteItemMark', { token: tok.cra, headers: H, json: { ids: removeAll, reason: 'Re-verify in parallel' } });
+    const rs = await Promise.all([mark({ kind: 'sdv', instanceIds: [vs] }), mark({ kind: 'sdv', instanceIds: [vs] })]);
+    for (const r of rs) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(rs.reduce((n, r) => n + r.body.data.marked, 0)).toBe(4);
+    expect((await marks(vs)).body.data.filter((m) => m.kind === 'sdv' && m.status === 1)).toHaveLength(4);
+  });
+
   it('lists the form as done, and again once a verified value changes (its mark and the SDR are lost)', async () => {
     const res = await page({ ptsNo: '', state: 'all', requiredOnly: false });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
