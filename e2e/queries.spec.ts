@@ -50,6 +50,11 @@ test('a monitor verifies a form and raises a query; the site corrects the value;
   await page.getByTestId('raise-text').fill('The source document says 138 mmHg, please check.');
   await page.getByTestId('raise-ok').click();
   await expect(page.getByTestId('item-query-SYSBP')).toBeVisible();
+  // and one on the form as a whole
+  await page.getByTestId('form-query-raise').click();
+  await page.getByTestId('raise-text').fill('Please attach the nurse measurement sheet of this visit.');
+  await page.getByTestId('raise-ok').click();
+  await expect(page.getByTestId('form-query-open')).toBeVisible();
   await noKeys(page);
   await shootBoth(page, 'queries-form-marker');
 

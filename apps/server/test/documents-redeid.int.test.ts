@@ -17,6 +17,7 @@ let s: TestServer;
 const H = { proId: 1, proType: 'PRO', language: 'en_US' };
 const tok: Record<string, string> = {};
 let fileId = 0;
+let ptsId = 0;
 
 const detail = (who = 'crc1') => s.api.get<SourceFileDetail>('/source/file/detail', { token: tok[who], headers: H, query: { id: fileId } });
 const settled = () => waitFor(detail, (r) => r.status === 200 && r.body.data.status !== 0);
@@ -27,7 +28,8 @@ beforeAll(async () => {
   for (const a of ['crc1', 'crc2', 'cra', 'dm']) tok[a] = await s.api.login(a);
   const [site] = await s.database.db.select().from(sites).where(and(eq(sites.projectId, 1), eq(sites.env, 'PRO'), eq(sites.siteNo, '01')));
   const pts = await s.api.post<{ ptsId: number }>('/project/managePts/add', { token: tok.crc1, headers: H, form: { siteId: site!.id, firstVisitDate: '2026-11-01' } });
-  const r = await upload(s.api, tok.crc1!, H, { ptsId: pts.body.data.ptsId, docType: 3 }, [{ name: 'lab.pdf', bytes: await labPdf() }]);
+  ptsId = pts.body.data.ptsId;
+  const r = await upload(s.api, tok.crc1!, H, { ptsId, docType: 3 }, [{ name: 'lab.pdf', bytes: await labPdf() }]);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   fileId = r.body.data.files[0]!.id;
   expect((await settled()).body.data.status).toBe(1);
@@ -35,6 +37,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.close();
   await closeOcr();
+});
+
+describe('the visits a document can be attached to (openStageList)', () => {
+  it("lists the subject's visits with their planned dates, for its site only", async () => {
+    const r = await s.api.get<{ visitId: number; code: string; planned: string | null }[]>('/source/file/openStageList', { token: tok.crc1, headers: H, query: { ptsId } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.find((v) => v.code === 'V1')?.planned).toBe('2026-11-01');
+    expect((await s.api.get('/source/file/openStageList', { token: tok.crc2, headers: H, query: { ptsId } })).status).toBe(404);
+  });
 });
 
 describe('running de-identification again', () => {

@@ -27,6 +27,7 @@ import {
   sourceFileUploadResult,
   sourceFileView,
   sourceFileWithdrawRequest,
+  visitSlot,
   type Language,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
@@ -40,6 +41,7 @@ import { DocumentsReviewService } from './documents-review.service';
 import { DeidJob } from './deid.job';
 import { SubjectPdfService } from './subject-pdf';
 import { fileStoreOf } from './file-store';
+import { EcrfService } from '../ecrf/ecrf.service';
 import { checkFile, tooLarge, type CheckedFile } from './upload-check';
 
 const READ = { permission: { anyOf: ['source:file:query'] }, scope: 'project' } as const;
@@ -81,6 +83,7 @@ export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[]
   const svc = new DocumentsService(database.db, store, new DeidJob(database, jobs, store));
   const review = new DocumentsReviewService(database.db, store, svc);
   const pdf = new SubjectPdfService(database, jobs, store, svc);
+  const ecrf = new EcrfService(database.db);
   const tags = ['documents'];
   return [
     defineRoute({
@@ -107,6 +110,20 @@ export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[]
         const { fields, files } = await readUpload(req, ctx.language);
         const input = parseInput(sourceFileUploadFields, fields, ctx.language, 'body');
         return { files: await svc.upload(ctx, input, files) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/source/file/openStageList',
+      guard: READ,
+      summary: "The visits (stages) of a subject a source document can be attached to, with planned dates and state",
+      tags,
+      query: z.object({ ptsId: idSchema }),
+      response: z.array(visitSlot.extend({ state: z.string() })),
+      handler: async ({ ctx, query }) => {
+        // a subject in the caller's scope (404 otherwise), then its schedule without the forms
+        await svc.subjectOf(database.db, ctx, query.ptsId);
+        return (await ecrf.schedule(ctx, query.ptsId)).map(({ forms: _forms, ...v }) => v);
       },
     }),
     defineRoute({ method: 'POST', url: '/source/file/list', guard: READ, summary: "A subject's source files, newest first (filter by status, document type)", tags, body: sourceFileListRequest, response: sourceFilePage, handler: ({ ctx, body }) => svc.list(ctx, body) }),

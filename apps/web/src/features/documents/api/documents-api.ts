@@ -37,6 +37,9 @@ export const documentsKey = ['documents'] as const;
 /** The calls of the source-document screens (server: apps/server/src/modules/documents; contracts: shared documents.schema). */
 export const documentsApi = {
   types: () => api.get<{ value: number; code: string; label: string }[]>('/source/file/type/list'),
+  /** the visits (stages) of a subject a document can be attached to */
+  stages: (ptsId: number) =>
+    api.get<{ visitId: number; unscheduledId: number; code: string; name: string; nameEn: string | null; planned: string | null; state: string }[]>('/source/file/openStageList', { ptsId }, { silent: true }),
   page: (f: FileFilters, pageNumber: number, pageSize: number) =>
     api.post<SourceFilePage>('/source/file/page', { ...(f as ApiData), pageNumber, pageSize }),
   counts: () => api.post<TabCounts>('/source/file/messageCount', undefined, { silent: true }),

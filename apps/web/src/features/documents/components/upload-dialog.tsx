@@ -32,6 +32,8 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
   const [keyword, setKeyword] = useState('');
   const [ptsId, setPtsId] = useState<number | undefined>(fixed);
   const [docType, setDocType] = useState<number | undefined>();
+  const [visitId, setVisitId] = useState<number | undefined>();
+  const language = useSession((s) => s.language);
   const [files, setFiles] = useState<UploadFile[]>([]);
   const [busy, setBusy] = useState(false);
   const [serverError, setServerError] = useState<string | null>(null);
@@ -40,6 +42,7 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
     enabled: open && projectId !== null,
   });
   const types = useQuery(docTypesQuery(scope));
+  const stages = useQuery({ queryKey: ['documents', 'stages', ptsId], queryFn: () => documentsApi.stages(ptsId!), enabled: open && ptsId !== undefined });
   const existing = useQuery({
     ...{ queryKey: ['documents', 'subjectCount', ptsId], queryFn: () => documentsApi.page({ ptsId: ptsId! }, 1, 50) },
     enabled: open && ptsId !== undefined,
@@ -50,6 +53,7 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
   const reset = () => {
     setFiles([]);
     setDocType(undefined);
+    setVisitId(undefined);
     setServerError(null);
     if (!fixed) setPtsId(undefined);
   };
@@ -61,7 +65,7 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
     if (p.length) return;
     setBusy(true);
     try {
-      const r = await documentsApi.upload({ ptsId, docType }, picked);
+      const r = await documentsApi.upload({ ptsId, docType, ...(visitId ? { visitId } : {}) }, picked);
       void message.success(t('upload.done', { count: r.files.length }));
       await afterDocumentChange(qc);
       reset();
@@ -106,7 +110,10 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
             value={ptsId}
             disabled={fixed !== undefined}
             placeholder={t('upload.subjectPlaceholder')}
-            onChange={(v: number) => setPtsId(v)}
+            onChange={(v: number) => {
+              setPtsId(v);
+              setVisitId(undefined);
+            }}
             loading={subjects.isFetching}
             notFoundContent={subjects.isFetching ? null : t('upload.noSubject')}
             options={(subjects.data?.content ?? []).map((s) => ({ value: s.ptsId, label: `${s.ptsNo} · ${s.siteName}` }))}
@@ -121,6 +128,20 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
             loading={types.isLoading}
             options={(types.data ?? []).map((x) => ({ value: x.value, label: x.label }))}
             data-testid="upload-doctype"
+          />
+        </Form.Item>
+        <Form.Item label={t('upload.visit')} extra={t('upload.visitHint')}>
+          <Select
+            allowClear
+            value={visitId}
+            disabled={ptsId === undefined}
+            placeholder={t('upload.visitPlaceholder')}
+            onChange={(v?: number) => setVisitId(v)}
+            loading={stages.isFetching}
+            options={(stages.data ?? [])
+              .filter((v) => v.unscheduledId === 0)
+              .map((v) => ({ value: v.visitId, label: `${v.code} ${language === 'en_US' && v.nameEn ? v.nameEn : v.name}${v.planned ? ` · ${v.planned}` : ''}` }))}
+            data-testid="upload-visit"
           />
         </Form.Item>
         <Form.Item label={t('upload.files')} required>

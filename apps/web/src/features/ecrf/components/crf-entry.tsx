@@ -39,7 +39,7 @@ import {
   type StoredValues,
 } from '../ecrf-logic';
 import { ItemHistory } from './item-history';
-import { ItemQueries, queriesKey } from '../../queries';
+import { FormQueries, ItemQueries, queriesKey } from '../../queries';
 import { ItemVerification, VerificationBar, verificationKey } from '../../verification';
 import { ChangeReasonDialog } from './change-reason-dialog';
 import { SignatureDialog } from './signature-dialog';
@@ -245,6 +245,7 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
       extra={
         view ? (
           <Space wrap>
+            {view.instance ? <FormQueries instanceId={view.instance.id} target={crfKey} formName={formTitle} /> : null}
             <PrefillButton crfKey={crfKey} open={prefillOpen} onToggle={() => setPrefillOpen((o) => !o)} />
             {view.cycle && canSave && view.instance && !certified ? (
               <Button
