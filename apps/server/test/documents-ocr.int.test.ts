@@ -63,3 +63,35 @@ describe('source document de-identification with OCR', () => {
     expect(text).toContain('5.6');
   });
 });
+
+describe('the OCR tool (POST /tool/ocrTools)', () => {
+  const tool = (token: string, files: { name: string; bytes: Buffer }[]) => {
+    const fd = new FormData();
+    for (const f of files) fd.append('files', new Blob([new Uint8Array(f.bytes)]), f.name);
+    return s.api.post<{ width: number; height: number; lines: { text: string }[]; boxes: { kind: string }[] }>('/tool/ocrTools', { token, headers: H, raw: { body: fd } });
+  };
+
+  it('answers what OCR reads and what de-identification would box, storing nothing', async () => {
+    const dm = await s.api.login('dm');
+    const r = await tool(dm, [{ name: 'sample.png', bytes: await labPhoto() }]);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.width).toBe(900);
+    expect(r.body.data.lines.map((l) => l.text).join('\n')).toContain('5.6');
+    expect(r.body.data.boxes.map((b) => b.kind)).toEqual(expect.arrayContaining(['idCard', 'personName']));
+  });
+
+  it('takes one image only, checked by content', async () => {
+    const dm = await s.api.login('dm');
+    const two = await tool(dm, [
+      { name: 'a.png', bytes: await labPhoto() },
+      { name: 'b.png', bytes: await labPhoto() },
+    ]);
+    expect(two.status).toBe(400);
+    expect(two.body.message).toContain('one image');
+    const fake = await tool(dm, [{ name: 'x.png', bytes: Buffer.from('MZ not an image') }]);
+    expect(fake.status).toBe(400);
+    expect(fake.body.errorCode).toBe('DOCUMENT_FILE_INVALID');
+    const ae = await s.api.login('ae');
+    expect((await tool(ae, [{ name: 'a.png', bytes: await labPhoto() }])).status).toBe(403);
+  });
+});

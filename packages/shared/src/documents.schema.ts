@@ -176,6 +176,15 @@ export const sourceFileTextLine = z.object({
 });
 export type SourceFileTextLine = z.infer<typeof sourceFileTextLine>;
 
+/** POST /tool/ocrTools: what OCR reads on one image and the boxes automatic de-identification would draw there. */
+export const ocrToolResult = z.object({
+  width: z.number().int(),
+  height: z.number().int(),
+  lines: z.array(sourceFileTextLine),
+  boxes: z.array(sourceFileBox),
+});
+export type OcrToolResult = z.infer<typeof ocrToolResult>;
+
 /**
  * GET /source/file/detail?id: the file with each page's size (pixels as rendered) and — for callers who may see the
  * original only — the text read on its pages (it holds identifiers), for text masking.

@@ -101,6 +101,8 @@ export const ERROR_STATUS = {
   VERIFY_NOT_COMPLETED: 409,
   /** a verification mark already removed or lost */
   VERIFY_MARK_ENDED: 409,
+  /** the OCR engine's queue is full: try again in a moment */
+  OCR_BUSY: 503,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

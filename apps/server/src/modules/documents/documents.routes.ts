@@ -28,6 +28,7 @@ import {
   sourceFileView,
   sourceFileWithdrawRequest,
   visitSlot,
+  ocrToolResult,
   type Language,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
@@ -42,6 +43,7 @@ import { DeidJob } from './deid.job';
 import { SubjectPdfService } from './subject-pdf';
 import { fileStoreOf } from './file-store';
 import { EcrfService } from '../ecrf/ecrf.service';
+import { ocrTool } from './ocr-tool';
 import { checkFile, tooLarge, type CheckedFile } from './upload-check';
 
 const READ = { permission: { anyOf: ['source:file:query'] }, scope: 'project' } as const;
@@ -80,7 +82,8 @@ export async function readUpload(req: FastifyRequest, lang: Language): Promise<{
 
 export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[] {
   const store = fileStoreOf(config);
-  const svc = new DocumentsService(database.db, store, new DeidJob(database, jobs, store));
+  const deid = new DeidJob(database, jobs, store);
+  const svc = new DocumentsService(database.db, store, deid);
   const review = new DocumentsReviewService(database.db, store, svc);
   const pdf = new SubjectPdfService(database, jobs, store, svc);
   const ecrf = new EcrfService(database.db);
@@ -110,6 +113,19 @@ export function documentRoutes({ database, jobs, config }: AppDeps): RouteSpec[]
         const { fields, files } = await readUpload(req, ctx.language);
         const input = parseInput(sourceFileUploadFields, fields, ctx.language, 'body');
         return { files: await svc.upload(ctx, input, files) };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/tool/ocrTools',
+      guard: { permission: { anyOf: ['source:config:query', 'source:config:update', 'source:file:upload'] }, scope: 'project' },
+      summary: "Read one image (multipart, PNG/JPG ≤ 2 MB) and show what automatic de-identification would box on it with the project's settings; nothing is stored",
+      tags,
+      bodyType: 'multipart',
+      response: ocrToolResult,
+      handler: async ({ ctx, req }) => {
+        const { files } = await readUpload(req, ctx.language);
+        return ocrTool(ctx.language, files, await deid.options({ subjectId: null, projectId: ctx.project.id, env: ctx.env }));
       },
     }),
     defineRoute({

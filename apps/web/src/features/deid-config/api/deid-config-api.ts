@@ -6,6 +6,7 @@ import type {
   DeidPolicyFlags,
   DeidPolicyView,
   DeidTestResult,
+  OcrToolResult,
 } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 
@@ -52,6 +53,12 @@ export const deidConfigApi = {
   savePolicy: (flags: DeidPolicyFlags, version: number) =>
     api.postJson<DeidPolicyView>(`${BASE}/policy/save`, { ...flags, version }, { silent: true }),
   test: (text: string) => api.postJson<DeidTestResult>(`${BASE}/test`, { text }, { silent: true }),
+  /** POST /tool/ocrTools: one image read and boxed with the saved settings; nothing stored */
+  tryImage: (file: File) => {
+    const fd = new FormData();
+    fd.append('files', file, file.name);
+    return api.post<OcrToolResult>('/tool/ocrTools', undefined, { multipart: fd, silent: true });
+  },
 };
 
 /** After a change: the list, its counts and the policy are read again. */

@@ -4,6 +4,7 @@ import { usePms } from '../../session';
 import { KeywordTable } from '../components/keyword-table';
 import { PolicyCard } from '../components/policy-card';
 import { TryBox } from '../components/try-box';
+import { ImageTryBox } from '../components/image-try-box';
 import '../deid-config.css';
 
 /**
@@ -26,6 +27,7 @@ export default function DeidConfigPage() {
       <PolicyCard canEdit={canEdit} />
       <KeywordTable canEdit={canEdit} />
       <TryBox />
+      <ImageTryBox />
     </div>
   );
 }
