@@ -12,7 +12,7 @@ import { pdfPageText } from '@esource/redact';
 import { close as closeOcr } from '@esource/ocr';
 import type { SourceFileView } from '@esource/shared';
 import { auditEvents, progressItems, sites, sourceFiles } from '../src/db/schema';
-import { fileStoreOf, type LocalFileStore } from '../src/modules/documents/file-store';
+import { fileStoreOf, LocalFileStore } from '../src/modules/documents/file-store';
 import { DeidJob } from '../src/modules/documents/deid.job';
 import { startTestServer, waitFor, type TestServer } from './harness';
 import { ID_CARD, blankPdf, encryptedPdf, jpeg, labPdf, noise, pixelBomb, png, upload, type UploadFile } from './documents-fixtures';
@@ -28,7 +28,9 @@ const list = async (ptsId: number, token = tok.crc1!) => (await s.api.post<{ tot
 const settled = (ptsId: number) => waitFor(() => list(ptsId), (d) => d.content.every((f) => f.status !== 0));
 
 function storedFiles(): number {
-  const root = (fileStoreOf(s.config) as LocalFileStore).root;
+  const store = fileStoreOf(s.config);
+  if (!(store instanceof LocalFileStore)) throw new Error('these tests count the files of the local store');
+  const root = store.root;
   if (!fs.existsSync(root)) return 0;
   return fs.readdirSync(root, { recursive: true }).filter((p) => fs.statSync(path.join(root, String(p))).isFile()).length;
 }
