@@ -13,6 +13,7 @@ import { searchRoutes } from './modules/search/search.routes';
 import { isfRoutes } from './modules/isf/isf.routes';
 import { queryRoutes } from './modules/queries/queries.routes';
 import { verificationRoutes } from './modules/verification/verification.routes';
+import { uploadRoutes } from './modules/uploads/uploads.routes';
 import { orgRoutes } from './modules/orgs/orgs.routes';
 import { roleRoutes } from './modules/roles/roles.routes';
 import { teamRoutes } from './modules/team/team.routes';
@@ -52,6 +53,7 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...isfRoutes(deps),
     ...queryRoutes(deps),
     ...verificationRoutes(deps),
+    ...uploadRoutes(deps),
     ...selfTestRoutes(deps),
     ...userRoutes(deps),
     ...hl7Routes(deps),

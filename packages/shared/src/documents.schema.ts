@@ -290,3 +290,17 @@ export type ProcessBarPdfResult = z.infer<typeof processBarPdfResult>;
 
 export const subjectPdfRequest = z.object({ ptsId: idSchema });
 export const subjectPdfDownloadRequest = z.object({ id: idSchema });
+
+// ── POST /common/upload: files of eCRF file items ──
+
+/** An eCRF file item's value: `upl:<upload id>:<file name>` (older values hold a file name only). */
+export const UPLOAD_REF = /^upl:(\d{1,10}):(.+)$/s;
+export function uploadRef(id: number, name: string): string {
+  return `upl:${id}:${name}`;
+}
+export function parseUploadRef(v: unknown): { id: number; name: string } | null {
+  const m = typeof v === 'string' ? UPLOAD_REF.exec(v) : null;
+  return m ? { id: Number(m[1]), name: m[2]! } : null;
+}
+export const commonUploadResult = z.array(z.object({ id: z.number().int(), name: z.string(), size: z.number().int(), kind: sourceFileKind, ref: z.string() }));
+export type CommonUploadResult = z.infer<typeof commonUploadResult>;

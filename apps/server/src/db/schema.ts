@@ -1305,3 +1305,18 @@ export const verificationMarks = pgTable(
   },
   (t) => [index('verification_marks_scope').on(t.projectId, t.env, t.siteId, t.status)],
 );
+
+/** Files attached to eCRF file items (POST /common/upload; migration 0025): the value names one as `upl:<id>:<name>`. */
+export const uploads = pgTable('uploads', {
+  id: serial('id').primaryKey(),
+  env: envCol(),
+  projectId: integer('project_id')
+    .notNull()
+    .references(() => projects.id),
+  fileKey: varchar('file_key', { length: 64 }).notNull(),
+  name: varchar('name', { length: 255 }).notNull(),
+  kind: varchar('kind', { length: 5 }).$type<'image' | 'pdf'>().notNull(),
+  size: integer('size').notNull(),
+  createdBy: integer('created_by').references(() => users.id),
+  createdAt: created(),
+});

@@ -1,11 +1,11 @@
-import { Button, Checkbox, DatePicker, Input, InputNumber, Radio, Select, Space, TimePicker, Typography, Upload } from 'antd';
-import { UploadOutlined } from '@ant-design/icons';
+import { Checkbox, DatePicker, Input, InputNumber, Radio, Select, Space, TimePicker } from 'antd';
 import { useState } from 'react';
 import dayjs from 'dayjs';
 import customParseFormat from 'dayjs/plugin/customParseFormat';
 import { useTranslation } from 'react-i18next';
 import { joinDateTime, partialDateSpan, splitDateTime, type FieldComponent } from '@esource/shared';
 import { labelFor, roundTo } from './renderer-logic';
+import { FileItem } from './file-item';
 
 dayjs.extend(customParseFormat);
 
@@ -232,32 +232,6 @@ export function FieldControl({ field, value, onChange, language, readOnly, inval
         />
       );
     case 'file':
-      return (
-        <Space data-testid={testId} wrap>
-          <Upload
-            disabled={disabled || locked}
-            maxCount={1}
-            showUploadList={false}
-            beforeUpload={(file) => {
-              onChange(file.name);
-              return false;
-            }}
-          >
-            <Button icon={<UploadOutlined />} disabled={disabled || locked} aria-label={ariaLabel}>
-              {t('chooseFile')}
-            </Button>
-          </Upload>
-          {asString(value) ? (
-            <Typography.Text data-testid={`${testId}-name`}>{asString(value)}</Typography.Text>
-          ) : (
-            <Typography.Text type="secondary">{t('noFile')}</Typography.Text>
-          )}
-          {asString(value) && !locked && !disabled ? (
-            <Button size="small" type="link" onClick={() => onChange(undefined)}>
-              {t('removeFile')}
-            </Button>
-          ) : null}
-        </Space>
-      );
+      return <FileItem value={asString(value)} onChange={onChange} disabled={disabled || locked} testId={testId} ariaLabel={ariaLabel} />;
   }
 }
