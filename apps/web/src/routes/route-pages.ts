@@ -73,6 +73,7 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   reports: () => import('../features/sources/pages/reports-page'),
   // issue 12: source documents, their de-identification review and messages
   sourceFile: () => import('../features/documents/pages/source-files-page'),
+  ptsFolder: () => import('../features/documents/pages/subject-folder-page'),
   uploadTuomin: deidReview,
   pdfTuomin: deidReview,
   messageUploadTuomin: deidReview,

@@ -332,7 +332,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'ptsFolder',
-    placeholder: true,
     path: '/project/ptsFolder',
     anyOf: ['patient:page:query'],
     parent: 'subjectList',
