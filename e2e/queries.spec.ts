@@ -36,6 +36,8 @@ test('a monitor verifies a form and raises a query; the site corrects the value;
   const s = await subjectWithVitals(request, crc);
   const cra = await apiLogin(request, 'cra', 2, 'main');
   await openLoggedIn(page, cra, 'main', `/project/SickFile?ptsNo=${encodeURIComponent(s.ptsNo)}&ptsId=${s.ptsId}&activeKey=pts360&proId=1`);
+  // a visit's completed forms can be verified at once from its card; here the monitor opens the form to compare
+  await expect(page.getByTestId('sdv-visit-V1')).toBeVisible();
   await page.getByTestId('form-V1-VS').click();
   await expect(page.getByTestId('crf-entry')).toBeVisible();
 

@@ -44,6 +44,7 @@ import {
 } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import { useSession, useAccess } from '../../session';
+import { VerifyVisitButton } from '../../verification';
 import { CrfEntry, CrfStatusTag, ecrfApi, SignatureDialog } from '../../ecrf';
 import { SubjectSourceTab } from '../../sources';
 import { SubjectDocumentsTab } from '../../documents';
@@ -357,16 +358,22 @@ function VisitsTab({
                 </Space>
               }
               extra={
-                allowed('crf:result:check') && completedOf(v).length > 0 ? (
-                  <Button
-                    size="small"
-                    icon={<SafetyCertificateOutlined />}
-                    onClick={() => setCertifying(v)}
-                    data-testid={`certify-visit-${v.code}${v.unscheduledId ? `-${v.unscheduledId}` : ''}`}
-                  >
-                    {t('certifyVisit.button')}
-                  </Button>
-                ) : null
+                <Space size={4}>
+                  <VerifyVisitButton
+                    instanceIds={v.forms.flatMap((f) => f.instances.filter((i) => i.status >= CRF_STATUS.completed).map((i) => i.id))}
+                    testId={`sdv-visit-${v.code}${v.unscheduledId ? `-${v.unscheduledId}` : ''}`}
+                  />
+                  {allowed('crf:result:check') && completedOf(v).length > 0 ? (
+                    <Button
+                      size="small"
+                      icon={<SafetyCertificateOutlined />}
+                      onClick={() => setCertifying(v)}
+                      data-testid={`certify-visit-${v.code}${v.unscheduledId ? `-${v.unscheduledId}` : ''}`}
+                    >
+                      {t('certifyVisit.button')}
+                    </Button>
+                  ) : null}
+                </Space>
               }
             >
               <Typography.Text type="secondary" style={{ fontSize: 12 }}>
