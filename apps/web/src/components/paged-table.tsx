@@ -2,7 +2,8 @@
  * The table of every list page: the current page of a server-paged query, its loading state, an empty state that
  * says whether filters hide rows, 50/100/200 paging, and — when the first load fails — a retry instead of a table.
  */
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
+import { LIMITS } from '@esource/shared';
 import { Button, Empty, Result, Table } from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
 import { tablePagination } from '../lib/pagination';
@@ -80,4 +81,22 @@ export function PagedTable<T extends object>({
       })}
     />
   );
+}
+
+/**
+ * The page state of a PagedTable: page number and size (50 by default); a new size starts again at page 1, and
+ * `first()` goes back to page 1 (after a filter change).
+ */
+export function usePaging() {
+  const [pageNumber, setPageNumber] = useState<number>(LIMITS.firstPage);
+  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  return {
+    pageNumber,
+    pageSize,
+    onPage: (p: number, s: number) => {
+      setPageNumber(s !== pageSize ? LIMITS.firstPage : p);
+      setPageSize(s);
+    },
+    first: () => setPageNumber(LIMITS.firstPage),
+  };
 }

@@ -6,8 +6,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { LIMITS, SOURCE_FILE_STATUS, type SourceFileView } from '@esource/shared';
-import { PagedTable } from '../../../components/paged-table';
+import { SOURCE_FILE_STATUS, type SourceFileView } from '@esource/shared';
+import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { mySitesQuery, subjectDetailPath } from '../../subjects';
 import { afterDocumentChange, docTypesQuery, documentsApi, filePageQuery, type FileFilters } from '../api/documents-api';
@@ -44,8 +44,8 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
   const [filters, setFilters] = useState<FileFilters>({ sortField: 'createTime', sortOrder: 'desc' });
   const [ptsNo, setPtsNo] = useState('');
   const [fileName, setFileName] = useState('');
-  const [pageNumber, setPage] = useState<number>(LIMITS.firstPage);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const paging = usePaging();
+  const { pageNumber, pageSize } = paging;
   const [failing, setFailing] = useState<SourceFileView | null>(null);
   const sites = useQuery(mySitesQuery(scope));
   const types = useQuery(docTypesQuery(scope));
@@ -58,7 +58,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
       const next = { ...x, ...f };
       return Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined && v !== ''));
     });
-    setPage(LIMITS.firstPage);
+    paging.first();
   };
 
   const act = async (fn: () => Promise<unknown>, done: string) => {
@@ -292,10 +292,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
         query={q}
         page={pageNumber}
         pageSize={pageSize}
-        onPage={(p, s) => {
-          setPage(s !== pageSize ? LIMITS.firstPage : p);
-          setPageSize(s);
-        }}
+        onPage={paging.onPage}
         onChange={onTable}
         columns={columns}
         empty={filtered ? t('emptyFiltered') : t('empty')}

@@ -6,8 +6,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { LIMITS, type IsfDocRow } from '@esource/shared';
-import { PagedTable } from '../../../components/paged-table';
+import type { IsfDocRow } from '@esource/shared';
+import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { mySitesQuery } from '../../subjects';
 import { FileStatusTag, PageImage, reviewPath } from '../../documents';
@@ -33,8 +33,8 @@ export default function IsfPage() {
   const scope = { env, projectId };
   const [filters, setFilters] = useState<IsfFilters>({});
   const [keyword, setKeyword] = useState('');
-  const [pageNumber, setPage] = useState<number>(LIMITS.firstPage);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const paging = usePaging();
+  const { pageNumber, pageSize } = paging;
   const [uploading, setUploading] = useState<UploadTarget | null>(null);
   const [kindsOpen, setKindsOpen] = useState(false);
   const sites = useQuery(mySitesQuery(scope));
@@ -45,7 +45,7 @@ export default function IsfPage() {
 
   const filter = (f: Partial<IsfFilters>) => {
     setFilters((x) => Object.fromEntries(Object.entries({ ...x, ...f }).filter(([, v]) => v !== undefined && v !== '')));
-    setPage(LIMITS.firstPage);
+    paging.first();
   };
 
   const columns: TableColumnsType<IsfDocRow> = [
@@ -199,10 +199,7 @@ export default function IsfPage() {
         query={q}
         page={pageNumber}
         pageSize={pageSize}
-        onPage={(p, s) => {
-          setPage(s !== pageSize ? LIMITS.firstPage : p);
-          setPageSize(s);
-        }}
+        onPage={paging.onPage}
         columns={columns}
         expandable={{
           rowExpandable: (r) => r.versions > 0,

@@ -5,8 +5,8 @@ import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { LIMITS, QUERY_STATUS_PERMISSION, type QueryView } from '@esource/shared';
-import { PagedTable } from '../../../components/paged-table';
+import { QUERY_STATUS_PERMISSION, type QueryView } from '@esource/shared';
+import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { mySitesQuery } from '../../subjects';
 import { queriesApi, queryCountsQuery, queryPageQuery, type QueryFilters } from '../api/queries-api';
@@ -35,8 +35,8 @@ export default function QueryListPage() {
   const [filters, setFilters] = useState<QueryFilters>({});
   const [ptsNo, setPtsNo] = useState('');
   const [keyword, setKeyword] = useState('');
-  const [pageNumber, setPage] = useState<number>(LIMITS.firstPage);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const paging = usePaging();
+  const { pageNumber, pageSize } = paging;
   const [open, setOpen] = useState<number | null>(null);
   const [exporting, setExporting] = useState(false);
   const sites = useQuery(mySitesQuery(scope));
@@ -47,7 +47,7 @@ export default function QueryListPage() {
 
   const filter = (f: Partial<QueryFilters>) => {
     setFilters((x) => Object.fromEntries(Object.entries({ ...x, ...f }).filter(([, v]) => v !== undefined && v !== '')));
-    setPage(LIMITS.firstPage);
+    paging.first();
   };
 
   const download = async () => {
@@ -113,7 +113,7 @@ export default function QueryListPage() {
         activeKey={String(status)}
         onChange={(k) => {
           setStatus(Number(k));
-          setPage(LIMITS.firstPage);
+          paging.first();
         }}
         items={tabs.map((s) => ({ key: String(s), label: <span data-testid={`query-tab-${s}`}>{`${t(`status.${s}`)} (${counts.data?.[COUNT_KEY[s]] ?? 0})`}</span> }))}
       />
@@ -158,10 +158,7 @@ export default function QueryListPage() {
         query={q}
         page={pageNumber}
         pageSize={pageSize}
-        onPage={(p, s) => {
-          setPage(s !== pageSize ? LIMITS.firstPage : p);
-          setPageSize(s);
-        }}
+        onPage={paging.onPage}
         columns={columns}
         onRow={(r) => ({ onDoubleClick: () => setOpen(r.id) })}
         empty={filtered ? t('emptyFiltered') : t(`empty.${status}`)}

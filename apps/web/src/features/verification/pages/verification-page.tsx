@@ -6,8 +6,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { LIMITS, type VerificationRow } from '@esource/shared';
-import { PagedTable } from '../../../components/paged-table';
+import type { VerificationRow } from '@esource/shared';
+import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { mySitesQuery, subjectDetailPath } from '../../subjects';
 import { verificationPageQuery, type VerificationFilters } from '../api/verification-api';
@@ -31,15 +31,15 @@ export default function VerificationPage() {
   const scope = { env, projectId };
   const [filters, setFilters] = useState<VerificationFilters>({ state: 'remaining', requiredOnly: true });
   const [ptsNo, setPtsNo] = useState('');
-  const [pageNumber, setPage] = useState<number>(LIMITS.firstPage);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const paging = usePaging();
+  const { pageNumber, pageSize } = paging;
   const [riskOpen, setRiskOpen] = useState(false);
   const sites = useQuery(mySitesQuery(scope));
   const q = useQuery(verificationPageQuery(scope, filters, pageNumber, pageSize));
   const sum = q.data?.summary;
   const filter = (f: Partial<VerificationFilters>) => {
     setFilters((x) => ({ ...x, ...f }));
-    setPage(LIMITS.firstPage);
+    paging.first();
   };
 
   const columns: TableColumnsType<VerificationRow> = [
@@ -155,10 +155,7 @@ export default function VerificationPage() {
         query={q}
         page={pageNumber}
         pageSize={pageSize}
-        onPage={(p, s) => {
-          setPage(s !== pageSize ? LIMITS.firstPage : p);
-          setPageSize(s);
-        }}
+        onPage={paging.onPage}
         columns={columns}
         empty={t(`empty.${filters.state}`)}
         texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
