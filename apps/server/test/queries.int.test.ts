@@ -165,6 +165,17 @@ describe('automatic queries from the form\'s rules', () => {
     const after = (await detail(auto[0]!.id)).body.data;
     expect(after.status).toBe(3);
     expect(after.messages.map((m) => m.action)).toEqual(['raise', 'autoClose']);
+    // a draft raises none, but a correction saved as a draft closes one
+    const again = await saveVs([{ variable: 'HR', value: 199, reason: 'Re-measured' }], fixed.body.data.instance!.version);
+    const open = (await list('cra', { origin: 'auto', ptsId, status: 1 })).body.data.content;
+    expect(open).toHaveLength(1);
+    const draft = await s.api.post<View>('/crf/form/item/result/saveBatch', {
+      token: tok.crc1,
+      headers: H,
+      json: { ptsId, visitId: v1, formId: vsForm, entryMode: 0, version: again.body.data.instance!.version, items: [{ variable: 'HR', value: 90, reason: 'Typo' }] },
+    });
+    expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+    expect((await detail(open[0]!.id)).body.data.status).toBe(3);
   });
 });
 

@@ -364,10 +364,18 @@ export class EcrfService {
       if (prevStatus !== status) await this.subjects.refreshProgress(tx, [subject.id]);
       // verified values that changed lose their SDV mark (and the form its SDR mark): listed again for verification
       await loseMarks(tx, actorOf(ctx), inst!, history.map((h) => h.variable));
-      // automatic queries: raised for a value kept outside its soft range, closed once a save corrects it (drafts
-      // are work in progress: not queried)
-      if (input.entryMode !== ENTRY_MODE.stash) {
-        await syncAutoQueries(tx, actorOf(ctx), inst!, [...incoming].map(([variable, v]) => ({ variable, quality: v.quality ?? null, ...(v.params ? { params: v.params } : {}) })));
+      // automatic queries: raised for a value kept outside its soft range (not by a draft: work in progress), closed
+      // once a save — a draft too — corrects it. An open one exists only while the stored value carries the warning,
+      // so a save whose items carry none, before or after, has nothing to look up (the save is a hot path).
+      const flagged = [...incoming].filter(([k, v]) => v.quality || current.get(k)?.quality);
+      if (flagged.length) {
+        await syncAutoQueries(
+          tx,
+          actorOf(ctx),
+          inst!,
+          flagged.map(([variable, v]) => ({ variable, quality: v.quality ?? null, ...(v.params ? { params: v.params } : {}) })),
+          { raise: input.entryMode !== ENTRY_MODE.stash },
+        );
       }
       await recordAudit(tx, actorOf(ctx), audits);
       // the saved state as this transaction wrote it: what was stored, with this batch's writes on top

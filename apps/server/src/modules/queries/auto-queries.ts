@@ -28,6 +28,7 @@ export async function syncAutoQueries(
   actor: AuditActor,
   inst: { id: number; env: string; projectId: number; siteId: number; subjectId: number; visitId: number; unscheduledId: number; formId: number; repeatNo: number },
   items: readonly SavedItemQuality[],
+  opts: { raise: boolean } = { raise: true },
 ): Promise<void> {
   if (items.length === 0) return;
   const open = await tx
@@ -37,7 +38,7 @@ export async function syncAutoQueries(
   const openKey = new Set(open.map((o) => `${o.variable}\u0000${o.rule}`));
   const audits: AuditEntry[] = [];
   for (const it of items) {
-    if (it.quality && !openKey.has(`${it.variable}\u0000${it.quality}`)) {
+    if (opts.raise && it.quality && !openKey.has(`${it.variable}\u0000${it.quality}`)) {
       const [q] = await tx
         .insert(queries)
         .values({

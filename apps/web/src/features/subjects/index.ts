@@ -13,3 +13,4 @@ export {
   type SubjectFilters,
   type SubjectInput,
 } from './api/subjects-api';
+export { SiteFilter } from './components/site-filter';

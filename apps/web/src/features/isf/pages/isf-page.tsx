@@ -9,7 +9,7 @@ import dayjs from 'dayjs';
 import type { IsfDocRow } from '@esource/shared';
 import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
-import { mySitesQuery } from '../../subjects';
+import { SiteFilter } from '../../subjects';
 import { FileStatusTag, PageImage, reviewPath } from '../../documents';
 import { isfPageQuery, type IsfFilters } from '../api/isf-api';
 import { IsfUploadDialog, type UploadTarget } from '../components/isf-upload-dialog';
@@ -37,7 +37,6 @@ export default function IsfPage() {
   const { pageNumber, pageSize } = paging;
   const [uploading, setUploading] = useState<UploadTarget | null>(null);
   const [kindsOpen, setKindsOpen] = useState(false);
-  const sites = useQuery(mySitesQuery(scope));
   const q = useQuery(isfPageQuery(scope, filters, pageNumber, pageSize));
   const filtered = Object.keys(filters).length > 0;
   const canConfig = has('isf:kind:config');
@@ -145,17 +144,7 @@ export default function IsfPage() {
     >
       <Typography.Paragraph type="secondary">{t('intro')}</Typography.Paragraph>
       <div className="isf-filters">
-        {(sites.data?.length ?? 0) > 1 ? (
-          <Select
-            allowClear
-            value={filters.siteId}
-            onChange={(v?: number) => filter({ siteId: v })}
-            placeholder={t('filter.site')}
-            style={{ width: 200 }}
-            options={(sites.data ?? []).map((s) => ({ value: s.id, label: `${s.siteNo} ${s.name}` }))}
-            data-testid="isf-filter-site"
-          />
-        ) : null}
+        <SiteFilter value={filters.siteId} onChange={(v) => filter({ siteId: v })} placeholder={t('filter.site')} testId="isf-filter-site" />
         <Input.Search
           allowClear
           value={keyword}

@@ -155,7 +155,7 @@ function QueryActions({ d, field }: { d: QueryDetail; field: FieldComponent | nu
     <div className="query-actions" data-testid="query-actions">
       <Space wrap style={{ marginBottom: 12 }}>
         {d.actions.map((a) => (
-          <Button key={a} type={action === a ? 'primary' : 'default'} danger={a === 'close' && action === a ? false : undefined} onClick={() => setAction(a)} data-testid={`query-action-${a}`}>
+          <Button key={a} type={action === a ? 'primary' : 'default'} onClick={() => setAction(a)} data-testid={`query-action-${a}`}>
             {t(`do.${a}`)}
           </Button>
         ))}

@@ -8,7 +8,7 @@ import dayjs from 'dayjs';
 import { QUERY_STATUS_PERMISSION, type QueryView } from '@esource/shared';
 import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
-import { mySitesQuery } from '../../subjects';
+import { SiteFilter } from '../../subjects';
 import { queriesApi, queryCountsQuery, queryPageQuery, type QueryFilters } from '../api/queries-api';
 import { QueryDrawer } from '../components/query-drawer';
 import { QueryStatusTag } from '../components/query-status-tag';
@@ -39,7 +39,6 @@ export default function QueryListPage() {
   const { pageNumber, pageSize } = paging;
   const [open, setOpen] = useState<number | null>(null);
   const [exporting, setExporting] = useState(false);
-  const sites = useQuery(mySitesQuery(scope));
   const counts = useQuery(queryCountsQuery(scope));
   const all = { ...filters, status };
   const q = useQuery(queryPageQuery(scope, all, pageNumber, pageSize));
@@ -118,17 +117,7 @@ export default function QueryListPage() {
         items={tabs.map((s) => ({ key: String(s), label: <span data-testid={`query-tab-${s}`}>{`${t(`status.${s}`)} (${counts.data?.[COUNT_KEY[s]] ?? 0})`}</span> }))}
       />
       <div className="query-filters">
-        {(sites.data?.length ?? 0) > 1 ? (
-          <Select
-            allowClear
-            value={filters.siteId}
-            onChange={(v?: number) => filter({ siteId: v })}
-            placeholder={t('filter.site')}
-            style={{ width: 200 }}
-            options={(sites.data ?? []).map((s) => ({ value: s.id, label: `${s.siteNo} ${s.name}` }))}
-            data-testid="query-filter-site"
-          />
-        ) : null}
+        <SiteFilter value={filters.siteId} onChange={(v) => filter({ siteId: v })} placeholder={t('filter.site')} testId="query-filter-site" />
         <Input.Search allowClear value={ptsNo} maxLength={50} onChange={(e) => setPtsNo(e.target.value)} onSearch={(v) => filter({ ptsNo: v.trim() || undefined })} placeholder={t('filter.ptsNo')} style={{ width: 170 }} data-testid="query-filter-ptsno" />
         <Select
           allowClear

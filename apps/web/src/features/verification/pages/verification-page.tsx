@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Card, Input, Progress, Segmented, Select, Space, Statistic, Switch, Tag, Tooltip, Typography } from 'antd';
+import { Button, Card, Input, Progress, Segmented, Space, Statistic, Switch, Tag, Tooltip, Typography } from 'antd';
 import type { TableColumnsType } from 'antd';
 import { ReloadOutlined, SettingOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
@@ -9,7 +9,7 @@ import dayjs from 'dayjs';
 import type { VerificationRow } from '@esource/shared';
 import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
-import { mySitesQuery, subjectDetailPath } from '../../subjects';
+import { SiteFilter, subjectDetailPath } from '../../subjects';
 import { verificationPageQuery, type VerificationFilters } from '../api/verification-api';
 import { RiskDrawer } from '../components/risk-drawer';
 import '../verification.css';
@@ -34,7 +34,6 @@ export default function VerificationPage() {
   const paging = usePaging();
   const { pageNumber, pageSize } = paging;
   const [riskOpen, setRiskOpen] = useState(false);
-  const sites = useQuery(mySitesQuery(scope));
   const q = useQuery(verificationPageQuery(scope, filters, pageNumber, pageSize));
   const sum = q.data?.summary;
   const filter = (f: Partial<VerificationFilters>) => {
@@ -131,16 +130,7 @@ export default function VerificationPage() {
           options={(['remaining', 'done', 'all'] as const).map((s) => ({ value: s, label: t(`state.${s}`) }))}
           data-testid="verify-state"
         />
-        {(sites.data?.length ?? 0) > 1 ? (
-          <Select
-            allowClear
-            value={filters.siteId}
-            onChange={(v?: number) => filter({ siteId: v })}
-            placeholder={t('filter.site')}
-            style={{ width: 200 }}
-            options={(sites.data ?? []).map((s) => ({ value: s.id, label: `${s.siteNo} ${s.name}` }))}
-          />
-        ) : null}
+        <SiteFilter value={filters.siteId} onChange={(v) => filter({ siteId: v })} placeholder={t('filter.site')} />
         <Input.Search allowClear value={ptsNo} maxLength={50} onChange={(e) => setPtsNo(e.target.value)} onSearch={(v) => filter({ ptsNo: v.trim() || undefined })} placeholder={t('filter.ptsNo')} style={{ width: 170 }} data-testid="verify-ptsno" />
         <Space size={6}>
           <Switch checked={filters.requiredOnly} onChange={(v) => filter({ requiredOnly: v })} data-testid="verify-required" />
