@@ -10,32 +10,18 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
-import { startServer } from '../apps/server/src/server';
-import { DEMO_PASSWORD, sha256Hex } from '../apps/server/src/seed/seed';
 import { formDefinition } from '../packages/shared/src/design.schema';
+import { load as run, login as loginAt, seedSubjects, spawnServer, spawnApi, startSeedingServer } from './bench-kit';
 
 const onServer = Boolean(process.env.DATABASE_URL);
 const SUBJECTS = Number(process.env.SUBJECTS ?? (onServer ? 100_000 : 5_000));
 const ITEMS = 50;
 const duration = Number(process.env.DURATION ?? 10);
 
-function run(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    void autocannon(opts, (err: Error | null, res: autocannon.Result) => (err ? reject(err) : resolve(res)));
-  });
-}
-
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esource-bench-subjects-'));
-const server = await startServer({
-  logger: false,
-  config: { port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', databaseUrl: process.env.DATABASE_URL || undefined },
-});
+const { server, dataDir, exec } = await startSeedingServer('subjects');
 const db = server.database.db;
-const exec = (q: string) => server.database.executeSql(q);
 
 // A 50-number-item form in the demo design, assigned to visit V1, for the save benchmark and the data.
 const def = formDefinition.parse({
@@ -52,11 +38,7 @@ if (Number(existing.rows[0]!.n) < SUBJECTS) {
   await exec(`insert into visit_forms (visit_id, form_id, sort_order)
     select v.id, f.id, 99 from visits v join forms f on f.version_id = v.version_id and f.code = 'BENCH50' where v.code = 'V1'
     on conflict do nothing`);
-  await exec(`insert into subjects (env, project_id, site_id, pts_no, status, design_version_id, first_visit_date, medical_record_id, created_at, updated_at)
-    select 'PRO', 1, s.id, 'B' || lpad(g::text, 7, '0'), 1 + (g % 7), (select id from design_versions where project_id = 1 and version_no = 1),
-           date '2026-01-01' + (g % 300), 'MR' || g, now(), now()
-      from generate_series(1, ${SUBJECTS}) g
-      join sites s on s.project_id = 1 and s.env = 'PRO' and s.site_no = case when g % 2 = 0 then '01' else '02' end`);
+  await seedSubjects(exec, { count: SUBJECTS, prefix: 'B', digits: 7, siteNo: `case when g % 2 = 0 then '01' else '02' end` });
   await exec(`insert into crf_instances (env, project_id, site_id, subject_id, visit_id, form_id, status)
     select 'PRO', 1, su.site_id, su.id, v.id, f.id, 2
       from subjects su
@@ -83,38 +65,13 @@ const subjectsForSave = await exec(
 // The product and the bare route each run in a process of their own, as they would in production, and the load
 // comes from this one; so the figures are not a single event loop serving and generating load at once.
 await server.close();
-const root = path.resolve(import.meta.dirname, '..');
-function spawnServer(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ url: string; child: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = ready.exec(out);
-      if (m) resolve({ url: `http://127.0.0.1:${m[1]}`, child });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-}
-const apiPort = 18000 + Math.floor(Math.random() * 1000);
-const api = await spawnServer(
-  ['--import', 'tsx', 'apps/server/src/main.ts', '--role=api'],
-  { PORT: String(apiPort), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'false', LOG_LEVEL: 'warn' },
-  /localhost:(\d+)\//,
-);
+const api = await spawnApi(dataDir);
 const bareSrc = `const f = require('fastify')({ logger: false });
 f.post('/bare', async () => ({ code: 200, status: '1', data: { pageNumber: 1, totalCount: 0, content: [] } }));
 f.listen({ port: 0, host: '127.0.0.1' }).then(() => console.log('bare on ' + f.server.address().port + '/'));`;
 const bare = await spawnServer(['-e', bareSrc], {}, /bare on (\d+)\//);
 
-async function login(account: string): Promise<string> {
-  const r = await fetch(`${api.url}/api/passport/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ account, password: sha256Hex(DEMO_PASSWORD), loginType: account === 'dm' ? '1' : '3' }).toString(),
-  });
-  return ((await r.json()) as { data: { token: string } }).data.token;
-}
+const login = (account: string) => loginAt(api.url, account);
 const dm = await login('dm');
 const crc1 = await login('crc1');
 

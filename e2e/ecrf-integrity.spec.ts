@@ -59,7 +59,7 @@ test('coordinator: future birth date refused, progress follows saves, a cleared 
   await page.getByTestId(`subject-link-${NO}`).click();
   await expect(page.getByTestId('subject-header')).toContainText(NO);
   detailUrl = new URL(page.url()).pathname + new URL(page.url()).search;
-  await expect(page.getByTestId('subject-form-progress')).toContainText('0/7');
+  await expect(page.getByTestId('subject-form-progress')).toContainText('0/15');
 
   await page.getByTestId('form-V1-DM').click();
   await expect(page.getByTestId('crf-title')).toContainText('Demographics');
@@ -76,7 +76,7 @@ test('coordinator: future birth date refused, progress follows saves, a cleared 
   await page.getByTestId('crf-save').click();
   await expect(page.getByTestId('crf-status')).toContainText('Completed');
   // F: the header's progress follows the save without a reload
-  await expect(page.getByTestId('subject-form-progress')).toContainText('1/7');
+  await expect(page.getByTestId('subject-form-progress')).toContainText('1/15');
 
   // C: the sex changes to male; the saved pregnancy answer will be cleared: listed, with a reason of its own
   await page.getByTestId('crf-input-SEX').getByText('Male', { exact: true }).click();
@@ -108,7 +108,7 @@ test('coordinator: future birth date refused, progress follows saves, a cleared 
 
 test('coordinator: an out-of-range value is refused as typed, a soft range warns, a datetime needs its time', async ({ browser }) => {
   const page = await openAs(browser, 'crc1', 3, detailUrl);
-  await expect(page.getByTestId('subject-form-progress')).toContainText('1/7');
+  await expect(page.getByTestId('subject-form-progress')).toContainText('1/15');
   await page.getByTestId('form-V1-VS').click();
   await expect(page.getByTestId('crf-title')).toContainText('Vital signs');
   // D: the datetime says what it wants
@@ -142,7 +142,7 @@ test('coordinator: an out-of-range value is refused as typed, a soft range warns
   await expect(inputOf(page, 'crf-input-HR')).toHaveValue('190');
   await expect(page.getByTestId('crf-warning-HR')).toBeVisible();
   // F: V1 is done now; the header says so without a reload
-  await expect(page.getByTestId('subject-form-progress')).toContainText('2/7');
+  await expect(page.getByTestId('subject-form-progress')).toContainText('2/15');
   await page.getByTestId('history-HR').click();
   await expect(page.getByTestId('history-table-HR').getByTestId('history-quality')).toBeVisible();
   await page.keyboard.press('Escape');

@@ -118,7 +118,7 @@ test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a v
   await expect(page.getByTestId('detail-status')).toBeVisible();
   // a new subject is at its first visit with nothing done yet
   await expect(page.getByTestId('subject-current-visit')).toContainText('Screening');
-  await expect(page.getByTestId('subject-form-progress')).toContainText('0/7');
+  await expect(page.getByTestId('subject-form-progress')).toContainText('0/15');
   await shot(page, 'subjects-detail-en.png');
 
   await openDm(page);
@@ -154,9 +154,9 @@ test('crc1 enrols a subject, fills V1 / DM with a display condition, changes a v
   await shot(page, 'subjects-form-history-en.png');
   // the completed form counts in the subject's progress, on the detail page and in the list
   await page.goto(detailUrl);
-  await expect(page.getByTestId('subject-form-progress')).toContainText('1/7');
+  await expect(page.getByTestId('subject-form-progress')).toContainText('1/15');
   await page.goto('/project/sickLoop');
-  await expect(page.getByTestId(`subject-progress-${NO}`)).toContainText('1/7');
+  await expect(page.getByTestId(`subject-progress-${NO}`)).toContainText('1/15');
   await page.context().close();
 });
 

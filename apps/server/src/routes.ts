@@ -13,6 +13,8 @@ import { searchRoutes } from './modules/search/search.routes';
 import { isfRoutes } from './modules/isf/isf.routes';
 import { queryRoutes } from './modules/queries/queries.routes';
 import { verificationRoutes } from './modules/verification/verification.routes';
+import { safetyRoutes } from './modules/safety/safety.routes';
+import { signalRoutes } from './modules/signal/signal.routes';
 import { uploadRoutes } from './modules/uploads/uploads.routes';
 import { orgRoutes } from './modules/orgs/orgs.routes';
 import { roleRoutes } from './modules/roles/roles.routes';
@@ -30,6 +32,7 @@ import { prefillRoutes } from './modules/prefill/prefill.routes';
 import { documentRoutes } from './modules/documents/documents.routes';
 import { ocrAssociationRoutes } from './modules/documents/ocr-association.routes';
 import { deidConfigRoutes } from './modules/deid-config/deid-config.routes';
+import { dictionaryRoutes } from './modules/dictionaries/dictionaries.routes';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -53,6 +56,8 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...isfRoutes(deps),
     ...queryRoutes(deps),
     ...verificationRoutes(deps),
+    ...safetyRoutes(deps),
+    ...signalRoutes(deps),
     ...uploadRoutes(deps),
     ...selfTestRoutes(deps),
     ...userRoutes(deps),
@@ -62,5 +67,6 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...documentRoutes(deps),
     ...ocrAssociationRoutes(deps),
     ...deidConfigRoutes(deps),
+    ...dictionaryRoutes(deps),
   ];
 }

@@ -142,7 +142,7 @@ describe('project design export and import', () => {
     expect(res.headers.get('content-disposition')).toContain('DEMO-001.design.json');
     const text = await res.text();
     const file = JSON.parse(text) as { forms: { code: string }[]; visits: { code: string; forms: string[] }[] };
-    expect(file.forms.map((f) => f.code)).toEqual(['DM', 'VS', 'LB', 'AE']);
+    expect(file.forms.map((f) => f.code)).toEqual(['DM', 'VS', 'LB', 'AE', 'CM', 'PR', 'MH', 'SH']);
     expect(file.visits.find((v) => v.code === 'V1')!.forms).toEqual(['DM', 'VS']);
 
     const inUat = await s.api.post('/project/info/import', { token: dm, headers: { proId: projectId, proType: 'UAT' }, json: { content: text } });
@@ -153,7 +153,7 @@ describe('project design export and import', () => {
       json: { content: text, name: 'from demo' },
     });
     expect(imp.status, JSON.stringify(imp.body)).toBe(200);
-    expect(imp.body.data).toMatchObject({ formCount: 4, visitCount: 4, status: 0 });
+    expect(imp.body.data).toMatchObject({ formCount: 8, visitCount: 4, status: 0 });
     const again = await fetch(`${s.url}/api/project/info/export?versionId=${imp.body.data.id}`, { headers: { token: dm, proId: String(projectId), proType: 'DEV' } });
     const round = JSON.parse(await again.text()) as Record<string, unknown>;
     const orig = JSON.parse(text) as Record<string, unknown>;

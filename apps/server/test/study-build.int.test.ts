@@ -112,7 +112,7 @@ describe('projects', () => {
       token: dm,
       headers: { proId: r.body.data.id, proType: 'DEV' },
     });
-    expect(versions.body.data).toEqual([expect.objectContaining({ versionNo: 1, status: 0, formCount: 4, visitCount: 4 })]);
+    expect(versions.body.data).toEqual([expect.objectContaining({ versionNo: 1, status: 0, formCount: 8, visitCount: 4 })]);
   });
 
   it('deletes only a project without subject data', async () => {

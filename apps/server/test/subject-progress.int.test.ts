@@ -42,7 +42,7 @@ afterAll(async () => {
 describe('current visit and form progress', () => {
   it('a new subject is at its first visit with every planned visit × form pair expected', async () => {
     // demo plan: V1 DM+VS, V2 VS+AE, V3 VS+LB+AE
-    expect(await row()).toMatchObject({ currentVisitId: plan.V1!.visitId, currentVisitName: '筛选访视', formsDone: 0, formsTotal: 7 });
+    expect(await row()).toMatchObject({ currentVisitId: plan.V1!.visitId, currentVisitName: '筛选访视', formsDone: 0, formsTotal: 15 });
   });
 
   it('a draft does not count; a completed form does; the visit moves on when all its forms are completed', async () => {
@@ -55,7 +55,7 @@ describe('current visit and form progress', () => {
     expect(await row()).toMatchObject({ formsDone: 1, currentVisitId: plan.V1!.visitId });
     const vs = await save('V1', 'VS', { entryMode: 2, items: [{ variable: 'VSDTC', value: '2026-11-01 09:30' }, { variable: 'SYSBP', value: 120 }, { variable: 'DIABP', value: 80 }] });
     expect(vs.status, JSON.stringify(vs.body)).toBe(200);
-    expect(await row()).toMatchObject({ formsDone: 2, formsTotal: 7, currentVisitId: plan.V2!.visitId });
+    expect(await row()).toMatchObject({ formsDone: 2, formsTotal: 15, currentVisitId: plan.V2!.visitId });
   });
 
   it('the list shows the columns and filters by current visit', async () => {
@@ -64,7 +64,7 @@ describe('current visit and form progress', () => {
     expect(atV2.totalCount).toBe(atV2.content.length);
     const atV1 = await list({ visitId: plan.V1!.visitId });
     expect(atV1.content.map((r) => r.ptsId)).not.toContain(ptsId);
-    expect(atV2.content.find((r) => r.ptsId === ptsId)).toMatchObject({ formsDone: 2, formsTotal: 7, currentVisitName: '第 2 周' });
+    expect(atV2.content.find((r) => r.ptsId === ptsId)).toMatchObject({ formsDone: 2, formsTotal: 15, currentVisitName: '第 2 周' });
   });
 
   it('certifying keeps the form done; an unscheduled visit adds its forms to what is expected', async () => {
@@ -80,7 +80,7 @@ describe('current visit and form progress', () => {
     const added = await s.api.post('/crf/prefill/visit/addOrUpdateUnscheduled', { token: crc1, headers: P, json: { ptsId, visitId: uns!.id, visitDate: '2026-11-10' } });
     expect(added.status, JSON.stringify(added.body)).toBe(200);
     // UNS has VS and AE; the current visit stays a planned one
-    expect(await row()).toMatchObject({ formsTotal: 9, formsDone: 2, currentVisitId: plan.V2!.visitId });
+    expect(await row()).toMatchObject({ formsTotal: 17, formsDone: 2, currentVisitId: plan.V2!.visitId });
   });
 
   it('list totals come from counters that agree with the subjects table after every kind of change', async () => {

@@ -209,7 +209,7 @@ describe('visit occurrences', () => {
     // V2 (day 14 ± 3) of each is in window today
     expect(bulk.length).toBe(250);
     expect(new Set(bulk.map((o) => o.ptsId)).size).toBe(250);
-    expect(bulk.every((o) => o.code === 'V2' && o.state === 'inWindow' && o.formsTotal === 2)).toBe(true);
+    expect(bulk.every((o) => o.code === 'V2' && o.state === 'inWindow' && o.formsTotal === 6)).toBe(true);
     expect(r.body.data.truncated).toBe(false);
     // sorted by planned date, then subject number
     const keys = r.body.data.items.map((o) => `${o.planned} ${o.ptsNo}`);

@@ -11,3 +11,4 @@ export * from './hl7/hl7-message';
 export * from './hl7/hl7-to-records';
 export * from './hl7/hl7-ack';
 export * from './ocr/lab-results';
+export * from './safety';

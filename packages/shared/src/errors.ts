@@ -101,6 +101,14 @@ export const ERROR_STATUS = {
   VERIFY_NOT_COMPLETED: 409,
   /** a verification mark already removed or lost */
   VERIFY_MARK_ENDED: 409,
+  /** a candidate judged by someone else since the reviewer loaded it (names who and when) */
+  JUDGE_STALE: 409,
+  /** changing a judgement needs the reason */
+  JUDGE_REASON_REQUIRED: 400,
+  /** the log form instance a judgement wrote is certified or gone: the change cannot be written */
+  JUDGE_LOG_LOCKED: 409,
+  /** a dictionary version of that label (any letter case) exists for the kind (issue 13 item 5) */
+  DICTIONARY_VERSION_TAKEN: 409,
   /** the OCR engine's queue is full: try again in a moment */
   OCR_BUSY: 503,
   INTERNAL: 500,

@@ -31,4 +31,7 @@ export * from './deid-config.schema';
 export * from './isf.schema';
 export * from './queries.schema';
 export * from './verification.schema';
+export * from './safety.schema';
+export * from './signal.schema';
 export * from './hl7.schema';
+export * from './dictionaries.schema';

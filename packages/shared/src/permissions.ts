@@ -12,6 +12,8 @@ export const PERMISSION_TREE = {
     dept: ['query', 'add', 'update', 'delete'],
     config: ['query', 'update'],
     feedback: ['query', 'reply'],
+    /** drug, diagnosis, surgery and examination dictionaries (issue 13 item 5) */
+    dictionary: ['query', 'import'],
   },
   syslog: {
     'audit-track': ['query', 'export'],
@@ -72,6 +74,8 @@ export const PERMISSION_TREE = {
   },
   clinical: {
     judge: ['query', 'update'],
+    /** the signal report (issue 13 item 6) */
+    signal: ['query', 'export'],
   },
   prolog: {
     'audit-action': ['query', 'export'],
@@ -146,6 +150,28 @@ export function reduceForClosedProject(pms: Iterable<string>): string[] {
 }
 
 /** The set of permissions the user holds in the given project state. */
+/**
+ * The adverse-event product (login type 4, /ae/login) is the safety review alone: a session of that type keeps only
+ * these permissions, whatever its roles hold (the server cuts them, so every other call is refused and the menu
+ * shows only this part).
+ */
+export const AE_PRODUCT_MODULES: readonly string[] = ['clinical', 'message'];
+export const AE_PRODUCT_PERMISSIONS: readonly string[] = [
+  'project:info:query',
+  'patient:page:query',
+  'padoc:all-doc:query',
+  'source:file:query',
+  'source:file:original',
+  'source:extract:query',
+  'system:dictionary:query',
+  'system:dictionary:import',
+];
+export function productPermissions(pms: Iterable<string>, loginType: number | null | undefined): string[] {
+  const list = [...pms];
+  if (loginType !== 4) return list;
+  return list.filter((p) => AE_PRODUCT_MODULES.includes(p.slice(0, p.indexOf(':'))) || AE_PRODUCT_PERMISSIONS.includes(p));
+}
+
 export function effectivePermissions(pms: Iterable<string>, projectStatus: number | null | undefined): string[] {
   const list = [...new Set(pms)];
   return projectStatus === 3 ? reduceForClosedProject(list) : list;

@@ -113,6 +113,8 @@ export const queryListRequest = pageRequest.extend({
   ptsId: z.preprocess(blank, idSchema.optional()),
   ptsNo: z.preprocess(blank, z.string().trim().max(50).optional()),
   visitId: z.preprocess(blank, idSchema.optional()),
+  /** with visitId: one occurrence of an unscheduled visit (0: the planned visit itself) */
+  unscheduledId: z.preprocess(blank, intSchema(0).optional()),
   formId: z.preprocess(blank, idSchema.optional()),
   origin: z.preprocess(blank, z.enum(['manual', 'auto']).optional()),
   keyword: z.preprocess(blank, z.string().trim().max(100).optional()),

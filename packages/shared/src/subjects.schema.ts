@@ -107,6 +107,10 @@ export const subjectRow = z.object({
   /** form progress: instances completed or certified / forms expected (planned visit × form pairs, plus repeats and unscheduled visits' forms) */
   formsDone: z.number().int(),
   formsTotal: z.number().int(),
+  /** the subject's own risk level (1 high, 2 middle, 3 low), null when it inherits its site's (issue 13, SDV share) */
+  riskLevel: z.number().int().nullable(),
+  /** its site's risk level: the effective level when the subject has none of its own (effectiveRiskLevel) */
+  siteRiskLevel: z.number().int(),
   version: z.number().int(),
   createTime: z.string(),
   updateTime: z.string(),
@@ -130,5 +134,24 @@ export const subjectListRequest = pageRequest.extend({
   sortOrder: z.enum(['asc', 'desc']).default('asc'),
 });
 export const subjectPage = pageResult(subjectRow);
+
+/** The risk level that sets a subject's SDV share: its own when set, else its site's. */
+export function effectiveRiskLevel(s: { riskLevel: number | null; siteRiskLevel: number }): number {
+  return s.riskLevel ?? s.siteRiskLevel;
+}
+
+/**
+ * Open (status 1) and replied (2) queries (issue 13 item 2: counts on the subject list and the visits), each counted
+ * only when the caller may see that status (doubt:querying:query, doubt:replied:query), in the caller's sites.
+ */
+export const queryTally = z.object({ open: z.number().int(), replied: z.number().int() });
+export type QueryTally = z.infer<typeof queryTally>;
+/** A row of the subject list (ptsList, centerPtsPageQuery): the subject and its queries; null when the caller sees neither open nor replied queries. */
+export const subjectListRow = subjectRow.extend({ queries: queryTally.nullable() });
+export type SubjectListRow = z.infer<typeof subjectListRow>;
+export const subjectListPage = pageResult(subjectListRow);
+/** GET /project/pts/visitQueries?ptsId: the open and replied queries of each visit occurrence of a subject that has any. */
+export const visitQueryTally = queryTally.extend({ visitId: z.number().int(), unscheduledId: z.number().int() });
+export type VisitQueryTally = z.infer<typeof visitQueryTally>;
 export const subjectIdQuery = z.object({ ptsId: idSchema });
 

@@ -1,7 +1,7 @@
 /**
  * SDV and SDR (issue 13 item 1, spec §2 /project/verification, §3 risk levels): source data verification marks on
- * eCRF items, source data review marks on forms, lost when a verified value changes; a site's risk level sets the
- * share of its forms that need SDV, chosen reproducibly per form.
+ * eCRF items, source data review marks on forms, lost when a verified value changes; a site's risk level — or a
+ * subject's own, which overrides it — sets the share of the forms that need SDV, chosen reproducibly per form.
  */
 import { z } from 'zod';
 import { idSchema, intSchema, pageRequest, pageResult } from './common.schema';
@@ -62,14 +62,17 @@ export const verificationRow = z.object({
   designVersionId: z.number().int().nullable(),
   siteId: z.number().int(),
   siteName: z.string(),
+  /** the effective risk level: the subject's own when set, else the site's */
   riskLevel: z.number().int(),
+  /** the subject's own risk level; null: it inherits the site's */
+  subjectRiskLevel: z.number().int().nullable(),
   visitId: z.number().int(),
   visitName: z.string(),
   formId: z.number().int(),
   formName: z.string(),
   unscheduledId: z.number().int(),
   repeatNo: z.number().int(),
-  /** the form needs SDV: its site's risk level selects it, or a monitor has started verifying it */
+  /** the form needs SDV: its effective risk level (the subject's, else the site's) selects it, or a monitor has started verifying it */
   required: z.boolean(),
   /** items with a value, items with an active SDV mark, items whose mark was lost */
   items: z.number().int(),
@@ -88,3 +91,23 @@ export type VerificationPage = z.infer<typeof verificationPage>;
 
 /** POST /verification/risk: a site's risk level. */
 export const siteRiskRequest = z.object({ siteId: idSchema, riskLevel: intSchema(1, 3) });
+
+/** POST /verification/subjectRisk: a subject's own risk level (null: inherit its site's), with an optional reason. */
+export const subjectRiskRequest = z.object({
+  ptsId: idSchema,
+  riskLevel: z.preprocess((v) => (v === '' ? null : v), intSchema(1, 3).nullable()),
+  reason: z.preprocess(blank, z.string().trim().max(500).optional()),
+});
+
+/** GET /verification/subjectRisk/list: the caller's live subjects that have a risk level of their own (at most SUBJECT_RISK_LIST_MAX). */
+export const SUBJECT_RISK_LIST_MAX = 500;
+export const subjectRiskRow = z.object({
+  ptsId: z.number().int(),
+  ptsNo: z.string(),
+  designVersionId: z.number().int().nullable(),
+  siteId: z.number().int(),
+  siteName: z.string(),
+  siteRiskLevel: z.number().int(),
+  riskLevel: z.number().int(),
+});
+export type SubjectRiskRow = z.infer<typeof subjectRiskRow>;

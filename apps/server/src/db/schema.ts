@@ -481,6 +481,8 @@ export const subjects = pgTable(
     inpatientId: varchar('inpatient_id', { length: 40 }),
     outpatientId: varchar('outpatient_id', { length: 40 }),
     idCard: varchar('id_card', { length: 18 }),
+    /** the subject's own risk level (1 high, 2 middle, 3 low; migration 0028): null inherits its site's (SDV share) */
+    riskLevel: smallint('risk_level'),
     /**
      * Kept by refreshSubjectProgress in the transaction of every eCRF change: the first planned visit (plan
      * order) whose forms are not all completed (null when all are), and completed or certified forms / forms
@@ -502,6 +504,9 @@ export const subjects = pgTable(
     index('subjects_status_fvd').on(t.projectId, t.env, t.status, t.firstVisitDate, t.id),
     index('subjects_fvd').on(t.projectId, t.env, t.firstVisitDate, t.id),
     index('subjects_no').on(t.projectId, t.env, t.ptsNo),
+    // subject-number search ("contains") in the query and SDV lists; created by migration 0029 only where the
+    // pg_trgm extension is available (the PostgreSQL server, not the embedded database)
+    index('subjects_no_trgm').using('gin', sql`${t.ptsNo} gin_trgm_ops`),
     index('subjects_mrn').on(t.projectId, t.env, t.medicalRecordId),
     index('subjects_visit').on(t.projectId, t.env, t.currentVisitId, t.status),
     check('subjects_status', sql`${t.status} between 0 and 8`),
@@ -1249,7 +1254,31 @@ export const queries = pgTable(
     createdAt: created(),
     updatedAt: updated(),
   },
-  (t) => [index('queries_scope').on(t.projectId, t.env, t.status, t.siteId), index('queries_instance').on(t.instanceId, t.variable)],
+  (t) => [
+    index('queries_scope').on(t.projectId, t.env, t.status, t.siteId),
+    index('queries_instance').on(t.instanceId, t.variable),
+    index('queries_subject').on(t.subjectId, t.status),
+    // the list's page in its order (status tab, newest change first; migration 0029)
+    index('queries_list').on(t.projectId, t.env, t.status, t.updatedAt, t.id),
+  ],
+);
+
+/**
+ * How many queries each project × environment × site × status × origin has, whatever their subject's state (the
+ * list subtracts those of subjects in the recycle bin), kept by statement triggers on queries (migration 0029), so
+ * that a list page filtered by those alone gets its total from a few rows instead of counting queries.
+ */
+export const queryCounts = pgTable(
+  'query_counts',
+  {
+    projectId: integer('project_id').notNull(),
+    env: envCol(),
+    siteId: integer('site_id').notNull(),
+    status: smallint('status').notNull(),
+    origin: varchar('origin', { length: 6 }).notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [primaryKey({ name: 'query_counts_pk', columns: [t.projectId, t.env, t.siteId, t.status, t.origin] })],
 );
 
 /** The thread of a query: raise, reply (with the value change it made, if any), close, reopen, autoClose. */
@@ -1303,7 +1332,67 @@ export const verificationMarks = pgTable(
     endedBy: integer('ended_by').references(() => users.id),
     endedAt: ts('ended_at'),
   },
-  (t) => [index('verification_marks_scope').on(t.projectId, t.env, t.siteId, t.status)],
+  (t) => [
+    index('verification_marks_scope').on(t.projectId, t.env, t.siteId, t.status),
+    // a form's marks by kind and state (SDV progress; migration 0029)
+    index('verification_marks_instance').on(t.instanceId, t.kind, t.status),
+  ],
+);
+
+/**
+ * The SDV progress of each completed, not deleted form instance (migration 0029): items holding a value, active SDV
+ * marks, items whose mark was lost and not verified again, an active SDR mark, any active or lost SDV mark, and the
+ * form's SDV bucket (abs(hashtext('sdv:' || id)) % 100, as the verification service's requiredSql). Recomputed by
+ * triggers after every statement that changes an instance, its values or its marks.
+ */
+export const verificationProgress = pgTable(
+  'verification_progress',
+  {
+    instanceId: integer('instance_id').primaryKey(),
+    subjectId: integer('subject_id').notNull(),
+    projectId: integer('project_id').notNull(),
+    env: envCol(),
+    siteId: integer('site_id').notNull(),
+    visitId: integer('visit_id').notNull(),
+    bucket: smallint('bucket').notNull(),
+    items: integer('items').notNull(),
+    verified: integer('verified').notNull(),
+    lost: integer('lost').notNull(),
+    reviewed: boolean('reviewed').notNull(),
+    marked: boolean('marked').notNull(),
+  },
+  (t) => [index('verification_progress_subject').on(t.subjectId)],
+);
+
+/**
+ * The SDV list's totals (migration 0029): forms, items and verified items of live subjects' completed forms per
+ * project × environment × subject's site (scope) × form's site × visit × subject's own risk level (0: its site's) ×
+ * bucket × marked × done (verified ≥ items) × lost (> 0), kept by the triggers that keep verification_progress and
+ * by one on subjects (site, risk level, deletion).
+ */
+export const verificationCounts = pgTable(
+  'verification_counts',
+  {
+    projectId: integer('project_id').notNull(),
+    env: envCol(),
+    scopeSiteId: integer('scope_site_id').notNull(),
+    siteId: integer('site_id').notNull(),
+    visitId: integer('visit_id').notNull(),
+    subjectRisk: smallint('subject_risk').notNull(),
+    bucket: smallint('bucket').notNull(),
+    marked: boolean('marked').notNull(),
+    done: boolean('done').notNull(),
+    lost: boolean('lost').notNull(),
+    forms: integer('forms').notNull(),
+    items: bigint('items', { mode: 'number' }).notNull(),
+    verified: bigint('verified', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: 'verification_counts_pk',
+      columns: [t.projectId, t.env, t.scopeSiteId, t.siteId, t.visitId, t.subjectRisk, t.bucket, t.marked, t.done, t.lost],
+    }),
+  ],
 );
 
 /** Files attached to eCRF file items (POST /common/upload; migration 0025): the value names one as `upl:<id>:<name>`. */
@@ -1320,3 +1409,155 @@ export const uploads = pgTable('uploads', {
   createdBy: integer('created_by').references(() => users.id),
   createdAt: created(),
 });
+
+// ---- dictionaries (issue 13 item 5; migration 0026) ----
+
+/**
+ * One imported version of a drug, diagnosis, surgery or examination code list. At most one active version per kind
+ * (partial unique index); the version label is unique per kind in any letter case (expression index in 0026).
+ */
+export const dictionaries = pgTable('dictionaries', {
+  id: serial('id').primaryKey(),
+  kind: varchar('kind', { length: 12 }).$type<'drug' | 'diagnosis' | 'surgery' | 'examination'>().notNull(),
+  version: varchar('version', { length: 50 }).notNull(),
+  name: varchar('name', { length: 100 }).notNull(),
+  /** where the list comes from and under which licence */
+  source: varchar('source', { length: 500 }),
+  termCount: integer('term_count').notNull().default(0),
+  active: boolean('active').notNull().default(false),
+  createdBy: integer('created_by').references(() => users.id),
+  createdAt: created(),
+  activatedBy: integer('activated_by').references(() => users.id),
+  activatedAt: ts('activated_at'),
+});
+
+/** A term of a dictionary version; the code is unique per version in any letter case (expression index in 0026). */
+export const dictionaryTerms = pgTable(
+  'dictionary_terms',
+  {
+    id: serial('id').primaryKey(),
+    dictionaryId: integer('dictionary_id')
+      .notNull()
+      .references(() => dictionaries.id, { onDelete: 'cascade' }),
+    /** the row of the imported file */
+    rowNo: integer('row_no').notNull(),
+    code: varchar('code', { length: 50 }).notNull(),
+    termZh: varchar('term_zh', { length: 200 }),
+    termEn: varchar('term_en', { length: 300 }),
+    synonyms: varchar('synonyms', { length: 200 }).array().notNull().default(sql`'{}'::varchar[]`),
+    /** normalised code, terms and synonyms, one per line (contains-match fallback, list filter) */
+    search: text('search').notNull(),
+  },
+  (t) => [index('dictionary_terms_row').on(t.dictionaryId, t.rowNo)],
+);
+
+/**
+ * The search keys of a term, normalised (NFKC, lower case): kind 1 code, 2 zh term, 3 en term, 4 synonym, 5 pinyin
+ * initials, 6 full pinyin, 7 a later word of the en term onwards; `syn` names the synonym a key comes from. Every
+ * match is one prefix range of the (dictionary_id, kind, key text_pattern_ops) index of migration 0026.
+ */
+export const dictionaryKeys = pgTable('dictionary_keys', {
+  // derived rows written only with their terms: no foreign keys (their per-row checks would dominate an import)
+  dictionaryId: integer('dictionary_id').notNull(),
+  termId: integer('term_id').notNull(),
+  kind: smallint('kind').notNull(),
+  syn: smallint('syn'),
+  key: text('key').notNull(),
+});
+
+// ---- safety candidates and judgements (issue 13 items 3, 4; migration 0027) ----
+
+/**
+ * A candidate for AE / CM / PR / MH / HISS judgement, generated from a subject's source records (or a flagged eCRF
+ * value): unique per subject, category and generator key, so that generating again updates it. Status 1 to judge,
+ * 2 judged yes (written into the category's log form: written_instance_id, or not_written says why not), 3 judged no.
+ */
+export const safetyCandidates = pgTable(
+  'safety_candidates',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    category: varchar('category', { length: 4 }).$type<'ae' | 'cm' | 'pr' | 'mh' | 'hiss'>().notNull(),
+    origin: varchar('origin', { length: 10 }).$type<'lab' | 'diagnosis' | 'medication' | 'procedure' | 'ecrf'>().notNull(),
+    key: varchar('key', { length: 200 }).notNull(),
+    term: varchar('term', { length: 300 }).notNull(),
+    code: varchar('code', { length: 100 }),
+    codeSystem: varchar('code_system', { length: 200 }),
+    suggested: jsonb('suggested').$type<{ code: string; term: string } | null>(),
+    startDate: varchar('start_date', { length: 10 }),
+    endDate: varchar('end_date', { length: 10 }),
+    grade: smallint('grade'),
+    detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default({}),
+    /** what defines the generated content: a changed hash after a judgement sets source_changed */
+    contentHash: varchar('content_hash', { length: 64 }).notNull(),
+    status: smallint('status').notNull().default(1),
+    version: integer('version').notNull().default(1),
+    sourceChanged: boolean('source_changed').notNull().default(false),
+    fields: jsonb('fields').$type<Record<string, unknown> | null>(),
+    reason: varchar('reason', { length: 500 }),
+    judgedBy: integer('judged_by').references(() => users.id),
+    judgedAt: ts('judged_at'),
+    writtenInstanceId: integer('written_instance_id').references(() => crfInstances.id),
+    notWritten: varchar('not_written', { length: 40 }),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    uniqueIndex('safety_candidates_key').on(t.subjectId, t.category, t.key),
+    index('safety_candidates_list').on(t.projectId, t.env, t.status, t.category, t.startDate),
+  ],
+);
+
+/** The source records a candidate links to: found by the generator, or linked by a reviewer. */
+export const safetyCandidateSources = pgTable(
+  'safety_candidate_sources',
+  {
+    candidateId: bigint('candidate_id', { mode: 'number' })
+      .notNull()
+      .references(() => safetyCandidates.id, { onDelete: 'cascade' }),
+    recordId: bigint('record_id', { mode: 'number' })
+      .notNull()
+      .references(() => sourceRecords.id),
+    link: varchar('link', { length: 10 }).$type<'generated' | 'linked'>().notNull().default('generated'),
+    createdBy: integer('created_by').references(() => users.id),
+  },
+  (t) => [primaryKey({ columns: [t.candidateId, t.recordId] }), index('safety_candidate_sources_record').on(t.recordId)],
+);
+
+/** What a subject's candidates were last generated from: an unchanged fingerprint skips the generation. */
+export const safetyGeneration = pgTable('safety_generation', {
+  subjectId: integer('subject_id')
+    .primaryKey()
+    .references(() => subjects.id),
+  fingerprint: varchar('fingerprint', { length: 64 }).notNull(),
+  generatedAt: ts('generated_at').notNull().defaultNow(),
+});
+
+/** Every judgement of a candidate (the first and each change, with its reason). */
+export const safetyJudgements = pgTable(
+  'safety_judgements',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    candidateId: bigint('candidate_id', { mode: 'number' })
+      .notNull()
+      .references(() => safetyCandidates.id, { onDelete: 'cascade' }),
+    decision: varchar('decision', { length: 3 }).$type<'yes' | 'no'>().notNull(),
+    fields: jsonb('fields').$type<Record<string, unknown> | null>(),
+    reason: varchar('reason', { length: 500 }),
+    userId: integer('user_id').references(() => users.id),
+    userName: varchar('user_name', { length: 50 }),
+    createdAt: created(),
+  },
+  (t) => [index('safety_judgements_candidate').on(t.candidateId)],
+);
+
+// ---- end of issue 13 sections ----

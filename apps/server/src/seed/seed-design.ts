@@ -1,14 +1,20 @@
 /**
  * The demo study's design (idempotent): version 1.0 published to UAT and PRO with three stages, a screening
- * visit, two scheduled visits with windows, an unscheduled visit, and four forms — demographics (with a display
- * condition), vital signs (a table with merged cells), laboratory tests (week 4; filled from the hospital) and adverse
- * events (a cycle form).
+ * visit, two scheduled visits with windows, an unscheduled visit, and eight forms — demographics (with a display
+ * condition), vital signs (a table with merged cells), laboratory tests (week 4; filled from the hospital) and the
+ * log (cycle) forms a safety judgement writes into — adverse events, concomitant medications, procedures, medical
+ * and surgical history — at the treatment visits (CDASH variables, CDISC submission values).
  */
 import { eq } from 'drizzle-orm';
 import { formDefinition, type FormDefinitionInput } from '@esource/shared';
 import type { Db } from '../db/client';
 import { designVersions, forms, stages, visitForms, visits } from '../db/schema';
 import { recordAudit } from '../modules/audit/audit.service';
+
+const YES_NO = [
+  { value: 'Y', label: '是', labelEn: 'Yes', mapping: 'Y' },
+  { value: 'N', label: '否', labelEn: 'No', mapping: 'N' },
+];
 
 export const DEMO_FORMS: FormDefinitionInput[] = [
   {
@@ -110,6 +116,95 @@ export const DEMO_FORMS: FormDefinitionInput[] = [
         { value: 'N', label: '否', labelEn: 'No', mapping: 'N' },
       ] },
       { id: 'aesae', type: 'textarea', label: 'SAE 描述', labelEn: 'SAE narrative', variable: 'AESAEDESC', displayCondition: 'AESER == "Y"' },
+      // written by a safety reviewer's judgement (issue 13): CDASH variables, CDISC submission values as mappings
+      { id: 'aedecod', type: 'text', label: '编码术语', labelEn: 'Coded term', variable: 'AEDECOD' },
+      { id: 'aeendtc', type: 'date', label: '结束日期', labelEn: 'End date', variable: 'AEENDTC', partialDate: true },
+      { id: 'aeongo', type: 'radio', label: '是否持续', labelEn: 'Ongoing', variable: 'AEONGO', options: YES_NO },
+      { id: 'aetoxgr', type: 'select', label: 'CTCAE 分级', labelEn: 'CTCAE grade', variable: 'AETOXGR', options: [1, 2, 3, 4, 5].map((g) => ({ value: String(g), label: `${g} 级`, labelEn: `Grade ${g}`, mapping: String(g) })) },
+      { id: 'aerel', type: 'select', label: '与研究药物的关系', labelEn: 'Relationship to study drug', variable: 'AEREL', options: [
+        { value: '1', label: '无关', labelEn: 'Not related', mapping: 'NOT RELATED' },
+        { value: '2', label: '可能无关', labelEn: 'Unlikely related', mapping: 'UNLIKELY RELATED' },
+        { value: '3', label: '可能有关', labelEn: 'Possibly related', mapping: 'POSSIBLY RELATED' },
+        { value: '4', label: '很可能有关', labelEn: 'Probably related', mapping: 'PROBABLY RELATED' },
+        { value: '5', label: '肯定有关', labelEn: 'Related', mapping: 'RELATED' },
+      ] },
+      { id: 'aeacn', type: 'select', label: '对研究药物采取的措施', labelEn: 'Action taken with study drug', variable: 'AEACN', options: [
+        { value: '1', label: '剂量不变', labelEn: 'Dose not changed', mapping: 'DOSE NOT CHANGED' },
+        { value: '2', label: '减量', labelEn: 'Dose reduced', mapping: 'DOSE REDUCED' },
+        { value: '3', label: '暂停用药', labelEn: 'Drug interrupted', mapping: 'DRUG INTERRUPTED' },
+        { value: '4', label: '停药', labelEn: 'Drug withdrawn', mapping: 'DRUG WITHDRAWN' },
+        { value: '5', label: '加量', labelEn: 'Dose increased', mapping: 'DOSE INCREASED' },
+        { value: '6', label: '不适用', labelEn: 'Not applicable', mapping: 'NOT APPLICABLE' },
+        { value: '7', label: '未知', labelEn: 'Unknown', mapping: 'UNKNOWN' },
+      ] },
+      { id: 'aeout', type: 'select', label: '转归', labelEn: 'Outcome', variable: 'AEOUT', options: [
+        { value: '1', label: '痊愈', labelEn: 'Recovered/resolved', mapping: 'RECOVERED/RESOLVED' },
+        { value: '2', label: '好转', labelEn: 'Recovering/resolving', mapping: 'RECOVERING/RESOLVING' },
+        { value: '3', label: '未好转', labelEn: 'Not recovered/not resolved', mapping: 'NOT RECOVERED/NOT RESOLVED' },
+        { value: '4', label: '痊愈伴后遗症', labelEn: 'Recovered with sequelae', mapping: 'RECOVERED/RESOLVED WITH SEQUELAE' },
+        { value: '5', label: '死亡', labelEn: 'Fatal', mapping: 'FATAL' },
+        { value: '6', label: '未知', labelEn: 'Unknown', mapping: 'UNKNOWN' },
+      ] },
+    ],
+  },
+  {
+    name: '合并用药',
+    nameEn: 'Concomitant medications',
+    code: 'CM',
+    cycle: true,
+    components: [
+      { id: 'cmtrt', type: 'text', label: '药物名称', labelEn: 'Medication', variable: 'CMTRT', required: true },
+      { id: 'cmdecod', type: 'text', label: '编码药名', labelEn: 'Coded drug', variable: 'CMDECOD' },
+      { id: 'cmdose', type: 'number', label: '单次剂量', labelEn: 'Dose', variable: 'CMDOSE', precision: 3, min: 0 },
+      { id: 'cmdosu', type: 'text', label: '剂量单位', labelEn: 'Dose unit', variable: 'CMDOSU' },
+      { id: 'cmroute', type: 'select', label: '给药途径', labelEn: 'Route', variable: 'CMROUTE', options: [
+        { value: '1', label: '口服', labelEn: 'Oral', mapping: 'ORAL' },
+        { value: '2', label: '静脉', labelEn: 'Intravenous', mapping: 'INTRAVENOUS' },
+        { value: '3', label: '肌内注射', labelEn: 'Intramuscular', mapping: 'INTRAMUSCULAR' },
+        { value: '4', label: '皮下注射', labelEn: 'Subcutaneous', mapping: 'SUBCUTANEOUS' },
+        { value: '5', label: '外用', labelEn: 'Topical', mapping: 'TOPICAL' },
+        { value: '6', label: '吸入', labelEn: 'Inhalation', mapping: 'INHALATION' },
+        { value: '9', label: '其他', labelEn: 'Other', mapping: 'OTHER' },
+      ] },
+      { id: 'cmdosfrq', type: 'select', label: '频率', labelEn: 'Frequency', variable: 'CMDOSFRQ', options: ['QD', 'BID', 'TID', 'QID', 'QW', 'PRN', 'ONCE', 'OTHER'].map((f) => ({ value: f, label: f, mapping: f })) },
+      { id: 'cmindc', type: 'text', label: '适应症', labelEn: 'Indication', variable: 'CMINDC' },
+      { id: 'cmstdtc', type: 'date', label: '开始日期', labelEn: 'Start date', variable: 'CMSTDTC', partialDate: true },
+      { id: 'cmendtc', type: 'date', label: '结束日期', labelEn: 'End date', variable: 'CMENDTC', partialDate: true },
+      { id: 'cmongo', type: 'radio', label: '是否持续', labelEn: 'Ongoing', variable: 'CMONGO', options: YES_NO },
+    ],
+  },
+  {
+    name: '手术/操作',
+    nameEn: 'Procedures',
+    code: 'PR',
+    cycle: true,
+    components: [
+      { id: 'prtrt', type: 'text', label: '手术/操作名称', labelEn: 'Procedure', variable: 'PRTRT', required: true },
+      { id: 'prdecod', type: 'text', label: '编码名称', labelEn: 'Coded procedure', variable: 'PRDECOD' },
+      { id: 'prstdtc', type: 'date', label: '日期', labelEn: 'Date', variable: 'PRSTDTC', partialDate: true },
+    ],
+  },
+  {
+    name: '既往病史',
+    nameEn: 'Medical history',
+    code: 'MH',
+    cycle: true,
+    components: [
+      { id: 'mhterm', type: 'text', label: '疾病名称', labelEn: 'Condition', variable: 'MHTERM', required: true },
+      { id: 'mhdecod', type: 'text', label: '编码名称', labelEn: 'Coded condition', variable: 'MHDECOD' },
+      { id: 'mhstdtc', type: 'date', label: '开始日期', labelEn: 'Onset date', variable: 'MHSTDTC', partialDate: true },
+      { id: 'mhongo', type: 'radio', label: '是否持续', labelEn: 'Ongoing', variable: 'MHONGO', options: YES_NO },
+    ],
+  },
+  {
+    name: '手术史',
+    nameEn: 'Surgical history',
+    code: 'SH',
+    cycle: true,
+    components: [
+      { id: 'shtrt', type: 'text', label: '手术名称', labelEn: 'Surgery', variable: 'PRTRT', required: true },
+      { id: 'shdecod', type: 'text', label: '编码名称', labelEn: 'Coded surgery', variable: 'PRDECOD' },
+      { id: 'shstdtc', type: 'date', label: '手术日期', labelEn: 'Date of surgery', variable: 'PRSTDTC', partialDate: true },
     ],
   },
 ];
@@ -138,8 +233,10 @@ export async function seedDemoDesign(db: Db, projectId: number): Promise<boolean
     }
     const plan = [
       { code: 'V1', name: '筛选访视', nameEn: 'Screening', stage: 0, order: 1, day: 0, before: 0, after: 0, forms: ['DM', 'VS'] },
-      { code: 'V2', name: '第 2 周', nameEn: 'Week 2', stage: 1, order: 2, day: 14, before: 3, after: 3, forms: ['VS', 'AE'] },
-      { code: 'V3', name: '第 4 周', nameEn: 'Week 4', stage: 2, order: 3, day: 28, before: 3, after: 7, forms: ['VS', 'LB', 'AE'] },
+      // the log forms sit with the adverse events at the treatment visits (screening stays two forms: its completion
+      // moves a new subject on to the treatment)
+      { code: 'V2', name: '第 2 周', nameEn: 'Week 2', stage: 1, order: 2, day: 14, before: 3, after: 3, forms: ['VS', 'AE', 'CM', 'PR', 'MH', 'SH'] },
+      { code: 'V3', name: '第 4 周', nameEn: 'Week 4', stage: 2, order: 3, day: 28, before: 3, after: 7, forms: ['VS', 'LB', 'AE', 'CM', 'PR', 'MH', 'SH'] },
       { code: 'UNS', name: '计划外访视', nameEn: 'Unscheduled visit', stage: 1, order: 9, day: 0, before: 0, after: 0, forms: ['VS', 'AE'], unscheduled: true },
     ];
     for (const p of plan) {

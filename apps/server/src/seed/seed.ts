@@ -22,6 +22,7 @@ import {
 import { hashPasswordDigest } from '../modules/auth/auth.service';
 import { recordAudit } from '../modules/audit/audit.service';
 import { seedDemoDesign } from './seed-design';
+import { seedDemoDictionaries } from './seed-dictionaries';
 
 export const DEMO_PASSWORD = 'Demo@123456';
 export const DEMO_PROJECT_NO = 'DEMO-001';
@@ -137,6 +138,8 @@ export const DEMO_ROLES: RoleSeed[] = [
       'doubt:querying:reply',
       'clinical:judge:query',
       'clinical:judge:update',
+      'clinical:signal:query',
+      'clinical:signal:export',
       'source:file:query',
       'source:file:original',
       'source:extract:query',
@@ -150,7 +153,7 @@ export const DEMO_ROLES: RoleSeed[] = [
     nameEn: 'AE reviewer',
     kind: 'project',
     envs: ['UAT', 'PRO'],
-    pms: ['project:info:query', 'patient:page:query', 'clinical:judge:query', 'clinical:judge:update', 'padoc:all-doc:query'],
+    pms: ['project:info:query', 'patient:page:query', 'clinical:judge:query', 'clinical:judge:update', 'clinical:signal:query', 'clinical:signal:export', 'padoc:all-doc:query'],
   },
 ];
 
@@ -241,7 +244,11 @@ async function upsertOrg(tx: Tx, o: { name: string; code: string }): Promise<num
 /** Seeds the demo; returns true when it created anything. Safe to run on every start. */
 export async function seedDemo(db: Db): Promise<boolean> {
   const [already] = await db.select({ id: projects.id }).from(projects).where(eq(projects.no, DEMO_PROJECT_NO));
-  if (already) return seedDemoDesign(db, already.id);
+  if (already) {
+    // the dictionaries came later than the demo study: a database seeded before them gets them now
+    const dictionariesAdded = await seedDemoDictionaries(db);
+    return (await seedDemoDesign(db, already.id)) || dictionariesAdded;
+  }
   const passwordHash = await hashPasswordDigest(sha256Hex(DEMO_PASSWORD));
   await db.transaction(async (tx) => {
     const orgIds = {
@@ -359,5 +366,6 @@ export async function seedDemo(db: Db): Promise<boolean> {
   });
   const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects.no, DEMO_PROJECT_NO));
   await seedDemoDesign(db, p!.id);
+  await seedDemoDictionaries(db);
   return true;
 }

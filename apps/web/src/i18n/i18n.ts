@@ -59,6 +59,9 @@ export const NAMESPACES = [
   'isf',
   'queries',
   'verification',
+  'dictionaries',
+  'safety',
+  'signal',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

@@ -11,14 +11,6 @@ import { menuFor, type AccessContext, type MenuLeaf } from '../lib/routing/route
  */
 const NOT_BUILT = new Set([
   'feedback',
-  'clinical',
-  'ae',
-  'cm',
-  'pr',
-  'mh',
-  'hiss',
-  'medication',
-  'signalReport',
   'dataReport',
   'edcReportDetail',
 ]);

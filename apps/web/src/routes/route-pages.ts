@@ -45,6 +45,8 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   permissionGroup: userSys,
   orgDict: userSys,
   deptDict: userSys,
+  // issue 13 item 5: drug, diagnosis, surgery and examination dictionaries
+  dictionaries: () => import('../features/dictionaries/pages/dictionaries-page'),
   // module 6: the supervision log and the login log are tabs of the audit page (it opens on the entry's tab)
   auditTrack,
   superviseLog: auditTrack,
@@ -84,6 +86,19 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   // issue 13: queries, SDV/SDR
   verification: () => import('../features/verification/pages/verification-page'),
   doubtList: () => import('../features/queries/pages/query-list-page'),
+  // issue 13 item 6: the signal report (its chart library loads with this page only)
+  signalReport: () => import('../features/signal/pages/signal-report-page'),
+  // issue 13: safety review
+  clinical: () => import('../features/safety/pages/clinical-page'),
+  clinicalToJudge: () => import('../features/safety/pages/clinical-page'),
+  clinicalJudged: () => import('../features/safety/pages/clinical-page'),
+  ae: () => import('../features/safety/pages/category-page'),
+  cm: () => import('../features/safety/pages/category-page'),
+  pr: () => import('../features/safety/pages/category-page'),
+  mh: () => import('../features/safety/pages/category-page'),
+  hiss: () => import('../features/safety/pages/category-page'),
+  medication: () => import('../features/safety/pages/medication-page'),
+  medicationDetail: () => import('../features/safety/pages/medication-detail-page'),
   deidMessage: deidMessages,
   sickRecordMsg: deidMessages,
   visitTimeline: () => import('../features/calendar/pages/visit-timeline-page'),

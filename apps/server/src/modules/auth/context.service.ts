@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { DEFAULT_ENV, ENVS, INT4_MAX, can, effectivePermissions, normalizeLanguage, type Env, type Language, type LoginType } from '@esource/shared';
+import { DEFAULT_ENV, ENVS, INT4_MAX, can, effectivePermissions, productPermissions, normalizeLanguage, type Env, type Language, type LoginType } from '@esource/shared';
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/errors';
 import { fieldError } from '../../lib/validate';
@@ -116,8 +116,9 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
   }
   if (guard.scope === 'site' && ctx.siteId === null) throw new AppError('SITE_REQUIRED');
 
-  ctx.pms = new Set(effectivePermissions([...a.systemPms, ...(m?.pms ?? [])], ctx.project?.status));
-  ctx.systemPms = new Set(a.systemPms);
+  // the adverse-event product (login type 4) keeps only the safety review's permissions
+  ctx.pms = new Set(productPermissions(effectivePermissions([...a.systemPms, ...(m?.pms ?? [])], ctx.project?.status), ctx.loginType));
+  ctx.systemPms = new Set(productPermissions(a.systemPms, ctx.loginType));
   // A project role never opens a system-scope route: those are checked against the system role alone.
   const held = guard.scope === 'system' ? ctx.systemPms : ctx.pms;
   if (guard.permission !== 'any' && !can(held, guard.permission)) throw new AppError('FORBIDDEN');

@@ -511,8 +511,9 @@ export class EcrfService {
   }
 
   /** Removes one repeat of a cycle form (kept, marked deleted, with a reason). */
-  async deleteRepeat(ctx: ProjectScopedContext, instanceId: number, reason: string) {
-    await this.db.transaction(async (tx) => {
+  async deleteRepeat(ctx: ProjectScopedContext, instanceId: number, reason: string, outer?: Tx) {
+    const inTx = (fn: (tx: Tx) => Promise<void>) => (outer ? fn(outer) : this.db.transaction(fn));
+    await inTx(async (tx) => {
       const inst = await this.instanceById(tx, ctx, instanceId);
       const [form] = await tx.select().from(forms).where(eq(forms.id, inst.formId));
       if (!(form!.definition as unknown as FormDefinition).cycle) throw new AppError('CONFLICT', { detail: 'conflict.notCycleForm' });

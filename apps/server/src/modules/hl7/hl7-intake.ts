@@ -15,6 +15,7 @@
  * 4. A row left at status 0 (the process died between commit and processing) is processed at the next start
  *    (recover()). The row lock in step 2 keeps two processes from handling the same message twice.
  */
+import { queueCandidates } from '../safety/candidate-queue';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { hl7Messages, projects, sourceConnections } from '../../db/schema';
@@ -293,7 +294,8 @@ export class Hl7Intake {
    * are ingested (per connection one `ingest` call). Nothing is visible before the commit; a failure rolls both back.
    */
   private async commitReady(list: Ready[], o: ProcessMode): Promise<Hl7Outcome[]> {
-    return this.db.transaction(async (tx) => {
+    const touched = new Set<number>();
+    const out = await this.db.transaction(async (tx) => {
       const status = o.mode === 'replay' ? HL7_STATUS.replayed : HL7_STATUS.stored;
       const from = o.mode === 'replay' ? HL7_STATUS.deadLetter : HL7_STATUS.received;
       const countOf = (r: Ready) => new Set(r.parsed.records.map((x) => x.externalId)).size;
@@ -317,11 +319,12 @@ export class Hl7Intake {
       const byConn = new Map<number, Ready[]>();
       for (const r of todo) byConn.set(r.conn.id, [...(byConn.get(r.conn.id) ?? []), r]);
       for (const group of byConn.values()) {
-        await ingest(tx, {
+        const r = await ingest(tx, {
           connection: group[0]!.conn,
           patients: group.flatMap((r) => (r.parsed.patient ? [r.parsed.patient] : [])),
           records: group.flatMap((r) => r.parsed.records),
         });
+        for (const id of r.subjectIds) touched.add(id);
       }
       // rare: a message another process handled meanwhile (or gone) — answer with what it became
       const others = list.filter((r) => !done.has(r.id));
@@ -349,6 +352,9 @@ export class Hl7Intake {
         return c ? outcomeOf(c) : { id: r.id, status: -1, ackCode: 'AE', errorCode: 'GONE', detail: 'the message row is gone', records: 0 };
       });
     });
+    // the safety candidates of the subjects these messages reached, in the background after the commit
+    if (touched.size) queueCandidates(this.db, touched);
+    return out;
   }
 
   private async deadLetter(

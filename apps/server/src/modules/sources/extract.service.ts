@@ -36,6 +36,7 @@ import { extractSql } from './sql-source';
 import { identifierLookups } from './connections.service';
 import { readFhirFile } from './fhir-file';
 import { prefillAfterExtraction } from './extract-prefill';
+import { SafetyService } from '../safety/safety.service';
 import { settleDropFile } from './drop-folder';
 import { isUniqueViolation } from '../../lib/db-errors';
 
@@ -344,7 +345,10 @@ export class ExtractService {
       else await this.runExtraction(t, stats, seen, job);
       // the automatic pre-fill runs before the task says 'done', so that done means its values are in the forms too
       const [cur] = await this.db.select({ status: sourceExtractTasks.status }).from(sourceExtractTasks).where(eq(sourceExtractTasks.id, t.id));
-      if (cur?.status === TASK_STATUS.running) await this.prefillAfter(t, data, stats, seen);
+      if (cur?.status === TASK_STATUS.running) {
+        await this.prefillAfter(t, data, stats, seen);
+        await this.candidatesAfter(t, seen);
+      }
       const finished = await this.db
         .update(sourceExtractTasks)
         .set({ status: TASK_STATUS.done, stats, finishedAt: new Date(), errorCode: null, errorDetail: null })
@@ -386,6 +390,14 @@ export class ExtractService {
    * The automatic pre-fill of the subjects whose records this task created or changed (extract-prefill.ts); its
    * failures are progress items of their own, never the extraction's.
    */
+  /** The safety candidates of the subjects whose records changed (issue 13 item 3); a failure never fails the task. */
+  private async candidatesAfter(t: Task, seen: Set<number>): Promise<void> {
+    const safety = new SafetyService(this.db);
+    for (const id of seen) {
+      await safety.generateForSubject(id).catch((err: unknown) => console.error(`[sources] safety candidates after task ${t.id}, subject ${id}:`, (err as Error).message));
+    }
+  }
+
   private async prefillAfter(t: Task, data: ExtractJobData, stats: ExtractStats, seen: Set<number>): Promise<void> {
     try {
       const r = await prefillAfterExtraction(this.database, {

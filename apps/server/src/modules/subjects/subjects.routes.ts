@@ -3,11 +3,13 @@ import {
   subjectCreate,
   subjectDeleteRequest,
   subjectIdQuery,
+  subjectListPage,
   subjectListRequest,
   subjectPage,
   subjectRow,
   subjectStatusRequest,
   subjectUpdate,
+  visitQueryTally,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
@@ -23,12 +25,23 @@ export function subjectRoutes({ database }: AppDeps): RouteSpec[] {
       summary,
       tags: ['subjects'],
       body: subjectListRequest,
-      response: subjectPage,
-      handler: ({ ctx, body }) => svc.page(ctx, body, false),
+      response: subjectListPage,
+      handler: ({ ctx, body }) => svc.listPage(ctx, body),
     });
   return [
-    list('/project/manage/ptsList', 'Subjects the caller may see: filters, sort, paging (identifiers masked unless permitted)'),
+    list('/project/manage/ptsList', 'Subjects the caller may see: filters, sort, paging (identifiers masked unless permitted), open and replied queries per subject'),
     list('/project/manage/centerPtsPageQuery', 'Subject list for central users (same as ptsList)'),
+    defineRoute({
+      method: 'GET',
+      url: '/project/pts/visitQueries',
+      // counts of what the query list shows: whoever sees open or replied queries (the service counts each status by its permission)
+      guard: { permission: { anyOf: ['doubt:querying:query', 'doubt:replied:query'] }, scope: 'project' },
+      summary: "A subject's visit occurrences with open or replied queries, and how many (the visit cards' markers)",
+      tags: ['subjects'],
+      query: subjectIdQuery,
+      response: z.array(visitQueryTally),
+      handler: ({ ctx, query }) => svc.visitQueries(ctx, query.ptsId),
+    }),
     defineRoute({
       method: 'GET',
       url: '/project/manage/getPtsByProIdAndPtsId',

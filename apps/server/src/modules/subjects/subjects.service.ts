@@ -10,6 +10,7 @@ import {
   canTransition,
   maskIdentifier,
   type SubjectRow,
+  type VisitQueryTally,
 } from '@esource/shared';
 import type { z } from 'zod';
 import type { subjectCreate, subjectListRequest, subjectUpdate } from '@esource/shared';
@@ -22,6 +23,7 @@ import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import { translator } from '../../lib/i18n';
 import { likeOf } from '../../lib/sql';
 import { offsetOf, pageOf } from '../../lib/page';
+import { subjectQueryTallies, visitQueryTallies } from './subject-queries';
 
 type Subject = typeof subjects.$inferSelect;
 const AUDITED = ['siteId', 'ptsNo', 'firstVisitDate', 'initials', 'medicalRecordId', 'inpatientId', 'outpatientId', 'idCard'] as const;
@@ -51,14 +53,14 @@ export class SubjectsService {
   /** The list's columns: the subject, its site and organisation, and the name of its current visit. */
   private rowSelect(total: SQL = sql`null`, db: Db | Tx = this.db) {
     return db
-      .select({ s: subjects, siteName: sites.name, orgId: sites.orgId, orgNo: organizations.code, visitName: visits.name, visitNameEn: visits.nameEn, total: sql<number | null>`(${total})` })
+      .select({ s: subjects, siteName: sites.name, siteRiskLevel: sites.riskLevel, orgId: sites.orgId, orgNo: organizations.code, visitName: visits.name, visitNameEn: visits.nameEn, total: sql<number | null>`(${total})` })
       .from(subjects)
       .innerJoin(sites, eq(sites.id, subjects.siteId))
       .innerJoin(organizations, eq(organizations.id, sites.orgId))
       .leftJoin(visits, eq(visits.id, subjects.currentVisitId));
   }
 
-  private toRow(ctx: ProjectScopedContext, r: { s: Subject; siteName: string; orgId: number; orgNo: string | null; visitName: string | null; visitNameEn?: string | null }): SubjectRow {
+  private toRow(ctx: ProjectScopedContext, r: { s: Subject; siteName: string; siteRiskLevel: number; orgId: number; orgNo: string | null; visitName: string | null; visitNameEn?: string | null }): SubjectRow {
     const { s } = r;
     const full = this.seesIdentifiers(ctx);
     const m = (v: string | null) => (full ? v : maskIdentifier(v));
@@ -83,6 +85,8 @@ export class SubjectsService {
       currentVisitName: ctx.language === 'en_US' && r.visitNameEn ? r.visitNameEn : r.visitName,
       formsDone: s.formsDone,
       formsTotal: s.formsTotal,
+      riskLevel: s.riskLevel,
+      siteRiskLevel: r.siteRiskLevel,
       version: s.version,
       createTime: s.createdAt.toISOString(),
       updateTime: s.updatedAt.toISOString(),
@@ -151,6 +155,19 @@ export class SubjectsService {
       .offset(offset);
     const totalCount = list.length ? Number(list[0]!.total) : ((await counted)[0]?.n ?? 0);
     return pageOf(q, totalCount, list.map((r) => this.toRow(ctx, r)));
+  }
+
+  /** The subject list (ptsList, centerPtsPageQuery): a page, and each row's open and replied queries (one grouped read over the page's subjects). */
+  async listPage(ctx: ProjectScopedContext, q: z.output<typeof subjectListRequest>) {
+    const p = await this.page(ctx, q, false);
+    const tallies = await subjectQueryTallies(this.db, ctx, p.content.map((r) => r.ptsId));
+    return { ...p, content: p.content.map((r) => ({ ...r, queries: tallies?.get(r.ptsId) ?? null })) };
+  }
+
+  /** A live subject's visit occurrences with open or replied queries (its visit cards); none for one in the recycle bin. */
+  async visitQueries(ctx: ProjectScopedContext, id: number): Promise<VisitQueryTally[]> {
+    const s = await this.find(this.db, ctx, id);
+    return s.status === SUBJECT_STATUS.deleted ? [] : visitQueryTallies(this.db, ctx, s.id);
   }
 
   /** The exact total of a list filtered only by site, status and visit: summed from subject_counts. */

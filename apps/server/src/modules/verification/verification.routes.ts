@@ -1,16 +1,17 @@
 /**
  * Routes of SDV and SDR (issue 13 item 1; spec §7 /crf/report/deleteItemMark and saveItemCertified, /project/verification).
  * Read: verification:sdv:query or verification:sdr:query; mark and remove: verification:sdv:check / sdr:check (per
- * kind, in the service); a site's risk level: research:page:update.
+ * kind, in the service); a site's or a subject's risk level: research:page:update.
  */
 import { z } from 'zod';
-import { markDeleteRequest, markSaveRequest, markSaveResult, marksRequest, markView, siteRiskRequest, verificationPage, verificationPageRequest } from '@esource/shared';
+import { markDeleteRequest, markSaveRequest, markSaveResult, marksRequest, markView, siteRiskRequest, subjectRiskRequest, subjectRiskRow, verificationPage, verificationPageRequest } from '@esource/shared';
 import type { AppDeps } from '../../app-deps';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import { VerificationService } from './verification.service';
 
 const READ = { permission: { anyOf: ['verification:sdv:query', 'verification:sdr:query'] }, scope: 'project' } as const;
 const CHECK = { permission: { anyOf: ['verification:sdv:check', 'verification:sdr:check'] }, scope: 'project' } as const;
+const RISK = { permission: { anyOf: ['research:page:update'] }, scope: 'project' } as const;
 
 export function verificationRoutes({ database }: AppDeps): RouteSpec[] {
   const svc = new VerificationService(database.db);
@@ -53,7 +54,7 @@ export function verificationRoutes({ database }: AppDeps): RouteSpec[] {
     defineRoute({
       method: 'POST',
       url: '/verification/risk',
-      guard: { permission: { anyOf: ['research:page:update'] }, scope: 'project' },
+      guard: RISK,
       summary: "A site's risk level (1 high, 2 middle, 3 low): the share of its forms that need SDV",
       tags,
       bodyType: 'json',
@@ -64,5 +65,20 @@ export function verificationRoutes({ database }: AppDeps): RouteSpec[] {
         return null;
       },
     }),
+    defineRoute({
+      method: 'POST',
+      url: '/verification/subjectRisk',
+      guard: RISK,
+      summary: "A subject's own risk level (1 high, 2 middle, 3 low), overriding its site's for its forms; null inherits the site's again (reason optional, audited)",
+      tags,
+      bodyType: 'json',
+      body: subjectRiskRequest,
+      response: z.null(),
+      handler: async ({ ctx, body }) => {
+        await svc.setSubjectRisk(ctx, body);
+        return null;
+      },
+    }),
+    defineRoute({ method: 'GET', url: '/verification/subjectRisk/list', guard: RISK, summary: "The caller's subjects with a risk level of their own (at most 500)", tags, response: z.array(subjectRiskRow), handler: ({ ctx }) => svc.subjectRisks(ctx) }),
   ];
 }

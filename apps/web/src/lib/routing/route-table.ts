@@ -196,6 +196,7 @@ export const ROUTES: readonly AppRoute[] = [
       ['permissionGroup', '/system/permissionGroup', 'group', 'system:permission-group:query'],
       ['orgDict', '/system/org', 'org', 'system:org:query'],
       ['deptDict', '/system/dept', 'dept', 'system:dept:query'],
+      ['dictionaries', '/system/dictionary', 'clinical', 'system:dictionary:query'],
       ['feedback', '/system/feedback', 'feedback', 'system:feedback:query'],
     ] as const
   ).map(([id, path, icon, pm]): AppRoute => ({
@@ -468,14 +469,12 @@ export const ROUTES: readonly AppRoute[] = [
 
   P({
     id: 'clinical',
-    placeholder: true,
     path: '/project/clinical',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'clinicalToJudge',
-    placeholder: true,
     path: '/project/clinical/2',
     anyOf: ['clinical:judge:query'],
     parent: 'clinical',
@@ -483,7 +482,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'clinicalJudged',
-    placeholder: true,
     path: '/project/clinical/3',
     anyOf: ['clinical:judge:query'],
     parent: 'clinical',
@@ -491,49 +489,42 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'ae',
-    placeholder: true,
     path: '/project/ae/6',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'cm',
-    placeholder: true,
     path: '/project/cm/9',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'pr',
-    placeholder: true,
     path: '/project/pr/13',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'mh',
-    placeholder: true,
     path: '/project/mh/14',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'hiss',
-    placeholder: true,
     path: '/project/hiss/15',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'medication',
-    placeholder: true,
     path: '/project/medication',
     anyOf: ['clinical:judge:query'],
     menu: { icon: 'clinical', group: 'clinical' },
   }),
   P({
     id: 'medicationDetail',
-    placeholder: true,
     path: '/project/medicationDetail',
     anyOf: ['clinical:judge:query'],
     parent: 'medication',
@@ -541,9 +532,8 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'signalReport',
-    placeholder: true,
     path: '/project/signalReport',
-    anyOf: ['clinical:judge:query'],
+    anyOf: ['clinical:signal:query'],
     menu: { icon: 'report', group: 'clinical' },
   }),
 

@@ -11,6 +11,10 @@ export interface QueryFilters {
   status?: number;
   siteId?: number;
   ptsNo?: string;
+  /** one subject, and one of its visit occurrences (the counts' links: query-links.ts) */
+  ptsId?: number;
+  visitId?: number;
+  unscheduledId?: number;
   origin?: 'manual' | 'auto';
   keyword?: string;
 }

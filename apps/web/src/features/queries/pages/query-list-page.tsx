@@ -3,6 +3,7 @@ import { App, Button, Card, Input, Select, Space, Tabs, Tag, Tooltip, Typography
 import type { TableColumnsType } from 'antd';
 import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { QUERY_STATUS_PERMISSION, type QueryView } from '@esource/shared';
@@ -12,6 +13,7 @@ import { SiteFilter } from '../../subjects';
 import { queriesApi, queryCountsQuery, queryPageQuery, type QueryFilters } from '../api/queries-api';
 import { QueryDrawer } from '../components/query-drawer';
 import { QueryStatusTag } from '../components/query-status-tag';
+import { readQueryListTarget } from '../query-links';
 import '../queries.css';
 
 const fmtTime = (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm');
@@ -21,7 +23,9 @@ const COUNT_KEY = { 1: 'querying', 2: 'replied', 3: 'closed' } as const;
 /**
  * Queries (spec §2 /project/doubtList: querying, replied, closed): a tab per status the caller may see with its count,
  * filters (site, subject, raised by a person or automatically, text), 50/100/200 paging, the Excel export, and the
- * query drawer to answer, close or reopen.
+ * query drawer to answer, close or reopen. The address may name a status tab and one subject or one of its visits
+ * (?status=&ptsId=&visitId=&unscheduledId=: the counts on the subject list and the visit cards link here), shown as
+ * a filter tag that clears them.
  */
 export default function QueryListPage() {
   const { t } = useTranslation('queries');
@@ -31,8 +35,12 @@ export default function QueryListPage() {
   const projectId = useSession((s) => s.project?.id ?? null);
   const scope = { env, projectId };
   const tabs = STATUSES.filter((s) => has(QUERY_STATUS_PERMISSION[s]));
-  const [status, setStatus] = useState<number>(tabs[0] ?? 1);
-  const [filters, setFilters] = useState<QueryFilters>({});
+  const [params, setParams] = useSearchParams();
+  const [target] = useState(() => readQueryListTarget(params));
+  const [status, setStatus] = useState<number>(target.status && tabs.includes(target.status) ? target.status : (tabs[0] ?? 1));
+  const [filters, setFilters] = useState<QueryFilters>(() =>
+    target.ptsId === undefined ? {} : { ptsId: target.ptsId, ...(target.visitId !== undefined ? { visitId: target.visitId, unscheduledId: target.unscheduledId ?? 0 } : {}) },
+  );
   const [ptsNo, setPtsNo] = useState('');
   const [keyword, setKeyword] = useState('');
   const paging = usePaging();
@@ -47,6 +55,14 @@ export default function QueryListPage() {
   const filter = (f: Partial<QueryFilters>) => {
     setFilters((x) => Object.fromEntries(Object.entries({ ...x, ...f }).filter(([, v]) => v !== undefined && v !== '')));
     paging.first();
+  };
+  const subjectLabel =
+    filters.ptsId === undefined
+      ? null
+      : [target.ptsNo ?? `#${filters.ptsId}`, filters.visitId !== undefined ? (target.visit ?? `#${filters.visitId}`) : null].filter(Boolean).join(' · ');
+  const clearSubject = () => {
+    filter({ ptsId: undefined, visitId: undefined, unscheduledId: undefined });
+    setParams(new URLSearchParams(), { replace: true });
   };
 
   const download = async () => {
@@ -113,10 +129,27 @@ export default function QueryListPage() {
         onChange={(k) => {
           setStatus(Number(k));
           paging.first();
+          // an address that named the tab follows it (a reload stays on this tab)
+          if (params.has('status'))
+            setParams(
+              (p) => {
+                const next = new URLSearchParams(p);
+                next.set('status', k);
+                return next;
+              },
+              { replace: true },
+            );
         }}
         items={tabs.map((s) => ({ key: String(s), label: <span data-testid={`query-tab-${s}`}>{`${t(`status.${s}`)} (${counts.data?.[COUNT_KEY[s]] ?? 0})`}</span> }))}
       />
       <div className="query-filters">
+        {subjectLabel ? (
+          <Tooltip title={t(filters.visitId !== undefined ? 'filter.visitHint' : 'filter.subjectHint')}>
+            <Tag color="processing" closable onClose={clearSubject} style={{ marginInlineEnd: 0 }} data-testid="query-filter-subject">
+              {t(filters.visitId !== undefined ? 'filter.subjectVisit' : 'filter.subject', { label: subjectLabel })}
+            </Tag>
+          </Tooltip>
+        ) : null}
         <SiteFilter value={filters.siteId} onChange={(v) => filter({ siteId: v })} placeholder={t('filter.site')} testId="query-filter-site" />
         <Input.Search allowClear value={ptsNo} maxLength={50} onChange={(e) => setPtsNo(e.target.value)} onSearch={(v) => filter({ ptsNo: v.trim() || undefined })} placeholder={t('filter.ptsNo')} style={{ width: 170 }} data-testid="query-filter-ptsno" />
         <Select

@@ -3,7 +3,9 @@ import type {
   ScheduleVisit,
   SiteDetailRow,
   SubjectImportResponse,
+  SubjectListRow,
   SubjectRow,
+  VisitQueryTally,
   VisitRow,
 } from '@esource/shared';
 import { api, type ApiData } from '../../../lib/api-client';
@@ -52,7 +54,7 @@ export const subjectPageQuery = (
   queryOptions({
     queryKey: ['subjects', 'page', s.env, s.projectId, f, pageNumber, pageSize, centre],
     queryFn: () =>
-      api.post<Page<SubjectRow>>(centre ? '/project/manage/centerPtsPageQuery' : '/project/manage/ptsList', {
+      api.post<Page<SubjectListRow>>(centre ? '/project/manage/centerPtsPageQuery' : '/project/manage/ptsList', {
         ...(f as ApiData),
         pageNumber,
         pageSize,
@@ -89,6 +91,17 @@ export const scheduleQuery = (s: Scope, ptsId: number | null) =>
     queryFn: () => api.get<ScheduleVisit[]>('/project/pts/visits', { ptsId: ptsId ?? 0 }, { silent: true }),
     enabled: s.projectId !== null && ptsId !== null,
     retry: false,
+  });
+
+/**
+ * GET /project/pts/visitQueries: the open and replied queries of each visit of a subject (the visit cards). Under
+ * ['queries'] too, so that a raise, answer or close anywhere refreshes it.
+ */
+export const visitQueriesQuery = (s: Scope, ptsId: number | null, enabled: boolean) =>
+  queryOptions({
+    queryKey: ['queries', 'visitTallies', s.env, s.projectId, ptsId],
+    queryFn: () => api.get<VisitQueryTally[]>('/project/pts/visitQueries', { ptsId: ptsId ?? 0 }, { silent: true }),
+    enabled: enabled && s.projectId !== null && ptsId !== null,
   });
 
 /** POST /pro/site/list: the caller's sites (the server lists only those). */

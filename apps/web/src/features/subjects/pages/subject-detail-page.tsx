@@ -25,6 +25,7 @@ import {
   FileTextOutlined,
   PlusOutlined,
   SafetyCertificateOutlined,
+  SafetyOutlined,
   SwapOutlined,
 } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -44,11 +45,12 @@ import {
 } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import { useSession, useAccess } from '../../session';
-import { VerifyVisitButton } from '../../verification';
+import { SubjectRiskDialog, SubjectRiskTag, VerifyVisitButton } from '../../verification';
+import { QueryCountTags } from '../../queries';
 import { CrfEntry, CrfStatusTag, ecrfApi, SignatureDialog } from '../../ecrf';
 import { SubjectSourceTab } from '../../sources';
 import { SubjectDocumentsTab } from '../../documents';
-import { scheduleQuery, subjectQuery, subjectsApi } from '../api/subjects-api';
+import { scheduleQuery, subjectQuery, subjectsApi, visitQueriesQuery } from '../api/subjects-api';
 import { StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
 import { VisitStateTag } from '../components/visit-state-tag';
@@ -179,7 +181,8 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
   const qc = useQueryClient();
   const access = useAccess();
   const canUpdate = Boolean(access && can(access.pms, { anyOf: ['patient:page:update'] }));
-  const [dialog, setDialog] = useState<'edit' | 'status' | null>(null);
+  const canRisk = Boolean(access && can(access.pms, { anyOf: ['research:page:update'] }));
+  const [dialog, setDialog] = useState<'edit' | 'status' | 'risk' | null>(null);
   const ids = IDENTIFIER_FIELDS.filter((f) => s[f]);
   const saved = (text: string) => {
     setDialog(null);
@@ -202,11 +205,17 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
           onSaved={(x) => saved(t('statusChange.done', { no: x.ptsNo, status: t(`status.${x.status}`) }))}
         />
       ) : null}
+      {dialog === 'risk' ? <SubjectRiskDialog subject={s} onClose={() => setDialog(null)} /> : null}
       <Descriptions
         extra={
-          canUpdate ? (
+          canUpdate || canRisk ? (
             <Space>
-              {s.identifiersMasked ? null : (
+              {canRisk ? (
+                <Button size="small" icon={<SafetyOutlined />} onClick={() => setDialog('risk')} data-testid="detail-risk">
+                  {t('riskLevel')}
+                </Button>
+              ) : null}
+              {!canUpdate || s.identifiersMasked ? null : (
                 <Button
                   size="small"
                   icon={<EditOutlined />}
@@ -216,7 +225,7 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
                   {t('edit.button')}
                 </Button>
               )}
-              {allowedTargets(s.status).length ? (
+              {canUpdate && allowedTargets(s.status).length ? (
                 <Button
                   size="small"
                   icon={<SwapOutlined />}
@@ -236,6 +245,7 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
             <span data-testid="subject-no">{s.ptsNo}</span>
             {s.initials ? <Typography.Text type="secondary">{s.initials}</Typography.Text> : null}
             <StatusTag status={s.status} />
+            <SubjectRiskTag subject={s} />
           </Space>
         }
         items={[
@@ -317,6 +327,9 @@ function VisitsTab({
   const env = useSession((s) => s.env);
   const projectId = useSession((s) => s.project?.id ?? null);
   // the schedule names forms in the primary language; the version's forms carry the English names
+  // open and replied queries per visit, for whoever may see them (the cards' markers link to the query list)
+  const tallies = useQuery(visitQueriesQuery({ env, projectId }, subject.ptsId, allowed('doubt:querying:query') || allowed('doubt:replied:query')));
+  const tallyOf = (v: ScheduleVisit) => tallies.data?.find((x) => x.visitId === v.visitId && x.unscheduledId === v.unscheduledId);
   const forms = useQuery({
     queryKey: ['design', 'forms', env, projectId, subject.designVersionId],
     queryFn: () =>
@@ -355,6 +368,13 @@ function VisitsTab({
                   <Tag color="geekblue">{v.code}</Tag>
                   <span>{visitLabel(v, language)}</span>
                   <VisitStateTag state={v.state} />
+                  <QueryCountTags
+                    hideZero
+                    open={tallyOf(v)?.open ?? 0}
+                    replied={tallyOf(v)?.replied ?? 0}
+                    target={{ ptsId: subject.ptsId, ptsNo: subject.ptsNo, visitId: v.visitId, unscheduledId: v.unscheduledId, visit: `${v.code} ${visitLabel(v, language)}` }}
+                    testId={`visit-queries-${v.code}${v.unscheduledId ? `-${v.unscheduledId}` : ''}`}
+                  />
                 </Space>
               }
               extra={

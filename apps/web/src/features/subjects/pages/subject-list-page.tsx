@@ -22,14 +22,17 @@ import {
   ImportOutlined,
   MoreOutlined,
   PlusOutlined,
+  SafetyOutlined,
   SwapOutlined,
 } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
-import { can, LIMITS, visitLabel, type Permission, type SubjectRow } from '@esource/shared';
+import { can, LIMITS, visitLabel, type Permission, type SubjectListRow, type SubjectRow } from '@esource/shared';
 import { useSession, useAccess } from '../../session';
+import { QueryCountTags } from '../../queries';
+import { SubjectRiskDialog } from '../../verification';
 import {
   mySitesQuery,
   plannedVisitsQuery,
@@ -47,7 +50,7 @@ import { subjectDetailPath } from '../subject-links';
 import { PagedTable } from '../../../components/paged-table';
 
 type Dialog =
-  { kind: 'add' } | { kind: 'import' } | { kind: 'edit' | 'status' | 'delete'; subject: SubjectRow } | null;
+  { kind: 'add' } | { kind: 'import' } | { kind: 'edit' | 'status' | 'delete' | 'risk'; subject: SubjectRow } | null;
 
 /** /project/centerPtsList, /project/craPtsList, /project/sickLoop: one subject list (spec §2, §3 subject row). */
 export default function SubjectListPage() {
@@ -120,8 +123,11 @@ export default function SubjectListPage() {
   const canUpdate = allowed('patient:page:update');
   const canDelete = allowed('patient:page:delete');
   const canIdentifiers = allowed('patient:identifier:query');
+  const canRisk = allowed('research:page:update');
+  // the server counts open and replied queries for whoever may see them (null otherwise)
+  const showQueries = allowed('doubt:querying:query') || allowed('doubt:replied:query');
 
-  const onTable: TableProps<SubjectRow>['onChange'] = (_p, _f, sorter) => {
+  const onTable: TableProps<SubjectListRow>['onChange'] = (_p, _f, sorter) => {
     const s = Array.isArray(sorter) ? sorter[0] : sorter;
     const field = (s?.columnKey ?? 'ptsNo') as SubjectFilters['sortField'];
     filter({ sortField: s?.order ? field : 'ptsNo', sortOrder: s?.order === 'descend' ? 'desc' : 'asc' });
@@ -133,7 +139,7 @@ export default function SubjectListPage() {
         : ('ascend' as const)
       : null;
 
-  const columns: TableColumnsType<SubjectRow> = [
+  const columns: TableColumnsType<SubjectListRow> = [
     {
       title: t('col.ptsNo'),
       key: 'ptsNo',
@@ -185,6 +191,24 @@ export default function SubjectListPage() {
           <StatusTag status={v} />
         ),
     },
+    ...(showQueries
+      ? [
+          {
+            title: t('col.queries'),
+            key: 'queries',
+            width: 180,
+            render: (_: unknown, r: SubjectListRow) =>
+              r.queries ? (
+                <QueryCountTags
+                  open={r.queries.open}
+                  replied={r.queries.replied}
+                  target={{ ptsId: r.ptsId, ptsNo: r.ptsNo }}
+                  testId={`subject-queries-${r.ptsNo}`}
+                />
+              ) : null,
+          },
+        ]
+      : []),
     {
       title: t('col.firstVisitDate'),
       key: 'firstVisitDate',
@@ -274,7 +298,7 @@ export default function SubjectListPage() {
       render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm'),
     },
   ];
-  if (canUpdate || canDelete)
+  if (canUpdate || canDelete || canRisk)
     columns.push({
       title: t('col.actions'),
       key: 'actions',
@@ -296,6 +320,14 @@ export default function SubjectListPage() {
                 icon: <SwapOutlined />,
                 label: t('statusChange.button'),
                 onClick: () => setDialog({ kind: 'status', subject: r }),
+              }
+            : null,
+          canRisk
+            ? {
+                key: 'risk',
+                icon: <SafetyOutlined />,
+                label: t('riskLevel'),
+                onClick: () => setDialog({ kind: 'risk', subject: r }),
               }
             : null,
           canDelete
@@ -445,7 +477,7 @@ export default function SubjectListPage() {
             ) : null}
           </Space>
         </div>
-        <PagedTable<SubjectRow>
+        <PagedTable<SubjectListRow>
           query={q}
           page={pageNumber}
           pageSize={pageSize}
@@ -495,6 +527,7 @@ export default function SubjectListPage() {
           }}
         />
       ) : null}
+      {dialog?.kind === 'risk' ? <SubjectRiskDialog subject={dialog.subject} onClose={() => setDialog(null)} /> : null}
       {dialog?.kind === 'delete' ? (
         <ReasonDialog
           title={t('delete.title', { no: dialog.subject.ptsNo })}

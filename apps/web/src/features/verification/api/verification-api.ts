@@ -1,5 +1,5 @@
 import { keepPreviousData, queryOptions, type QueryClient } from '@tanstack/react-query';
-import type { MarkView, VerificationPage } from '@esource/shared';
+import type { MarkView, SubjectRiskRow, VerificationPage } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 
 type Scope = { env: string; projectId: number | null };
@@ -22,6 +22,10 @@ export const verificationApi = {
   remove: (ids: number[], reason: string) => api.postJson<{ removed: number }>('/crf/report/deleteItemMark', { ids, reason }, { silent: true }),
   page: (f: VerificationFilters, pageNumber: number, pageSize: number) => api.postJson<VerificationPage>('/verification/page', { ...f, pageNumber, pageSize }, { silent: true }),
   setRisk: (siteId: number, riskLevel: number) => api.postJson<null>('/verification/risk', { siteId, riskLevel }),
+  /** null: the subject inherits its site's level again; silent: the dialog shows the error */
+  setSubjectRisk: (ptsId: number, riskLevel: number | null, reason?: string) =>
+    api.postJson<null>('/verification/subjectRisk', { ptsId, riskLevel, ...(reason ? { reason } : {}) }, { silent: true }),
+  subjectRisks: () => api.get<SubjectRiskRow[]>('/verification/subjectRisk/list', undefined, { silent: true }),
 };
 
 export const marksQuery = (instanceId: number | null, enabled = true) =>
@@ -34,6 +38,10 @@ export const verificationPageQuery = (s: Scope, f: VerificationFilters, pageNumb
     placeholderData: keepPreviousData,
     enabled: s.projectId !== null,
   });
+
+/** The subjects with a risk level of their own (the risk drawer). */
+export const subjectRisksQuery = (s: Scope, enabled: boolean) =>
+  queryOptions({ queryKey: [...verificationKey, 'subjectRisks', s.env, s.projectId], queryFn: verificationApi.subjectRisks, enabled: enabled && s.projectId !== null });
 
 export function afterVerificationChange(qc: QueryClient): Promise<void> {
   return qc.invalidateQueries({ queryKey: verificationKey });

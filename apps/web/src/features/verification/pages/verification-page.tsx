@@ -6,15 +6,14 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import type { VerificationRow } from '@esource/shared';
+import { SDV_SHARE, type VerificationRow } from '@esource/shared';
 import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { SiteFilter, subjectDetailPath } from '../../subjects';
 import { verificationPageQuery, type VerificationFilters } from '../api/verification-api';
 import { RiskDrawer } from '../components/risk-drawer';
+import { RISK_COLOR } from '../components/subject-risk';
 import '../verification.css';
-
-const RISK_COLOR: Record<number, string> = { 1: 'red', 2: 'orange', 3: 'green' };
 
 /**
  * SDV/SDR review (spec §2 /project/verification): the completed forms of the caller's sites with their source data
@@ -46,13 +45,23 @@ export default function VerificationPage() {
     {
       title: t('col.site'),
       key: 'site',
-      width: 200,
+      width: 240,
       render: (_: unknown, r) => (
         <Space size={4}>
           <Typography.Text ellipsis={{ tooltip: r.siteName }} style={{ maxWidth: 120 }}>
             {r.siteName}
           </Typography.Text>
-          <Tag color={RISK_COLOR[r.riskLevel]}>{t(`riskShort.${r.riskLevel}`)}</Tag>
+          {r.subjectRiskLevel !== null ? (
+            <Tooltip title={t('subjectRisk.ownHint', { share: SDV_SHARE[r.riskLevel] })}>
+              <Tag color={RISK_COLOR[r.riskLevel]} data-testid={`verify-risk-${r.instanceId}`}>
+                {t('subjectRisk.short', { level: t(`riskShort.${r.riskLevel}`) })}
+              </Tag>
+            </Tooltip>
+          ) : (
+            <Tag color={RISK_COLOR[r.riskLevel]} data-testid={`verify-risk-${r.instanceId}`}>
+              {t(`riskShort.${r.riskLevel}`)}
+            </Tag>
+          )}
         </Space>
       ),
     },
