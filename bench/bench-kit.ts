@@ -21,11 +21,13 @@ export function load(opts: autocannon.Options): Promise<autocannon.Result> {
 }
 
 /**
- * The product in this process, to migrate and seed: embedded PGlite in a new folder, or the PostgreSQL server of
- * DATABASE_URL. Close it before the API process opens the same folder.
+ * The product in this process, to migrate and seed: embedded PGlite in a new folder (or in BENCH_DATA_DIR, kept for
+ * later runs), or the PostgreSQL server of DATABASE_URL. Close it before the API process opens the same folder.
  */
 export async function startSeedingServer(name: string) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `esource-bench-${name}-`));
+  const kept = process.env.BENCH_DATA_DIR;
+  if (kept) fs.mkdirSync(kept, { recursive: true });
+  const dataDir = kept ?? fs.mkdtempSync(path.join(os.tmpdir(), `esource-bench-${name}-`));
   const server = await startServer({
     logger: false,
     config: { port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', databaseUrl: process.env.DATABASE_URL || undefined },

@@ -6,15 +6,17 @@
  * Data (generated in SQL, reused by later runs on the same database): SUBJECTS subjects (default 100,000) over the
  * demo project's PRO sites 01 (40 %, risk high), 02 (40 %, middle) and a third site 03 (20 %, low); one in 500
  * deleted, one in 1,000 with a risk level of its own. Each has its completed V1 Demographics and Vital signs forms
- * (one in ten certified) with values (≈ 200,000 instances, ≈ 850,000 values; a quarter of the heart rates outside
+ * (one in ten certified) with values (200,000 instances, 830,000 values; a quarter of the heart rates outside
  * their soft range). ≈ 130,000 queries on items — automatic ones on those heart rates, manual ones raised by the data
- * manager and the monitor — 40 % open, 20 % answered, 40 % closed, each with its thread; SDV marks on every valued
+ * manager and the monitor — 42 % open, 20 % answered, 38 % closed, each with its thread; SDV marks on every valued
  * item of 30 % of the Vital signs and 20 % of the Demographics forms (some lost since, some partial, some removed),
  * SDR marks on 10 % of the forms.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_review npm run bench -- review
  *   npm run bench -- review                      (embedded database; SUBJECTS=… for a smaller set)
- * DURATION (s per run, default 15), CONNECTIONS (default 32), CASES (comma-separated case names to run).
+ * DURATION (s per run, default 15), CONNECTIONS (default 32), CASES (comma-separated case names to run: queries-dm,
+ * queries-dm-filtered, queries-crc1, queries-crc1-filtered, sdv-cra, pms-info; "none" only seeds), BENCH_DATA_DIR (the
+ * embedded database's folder, kept and reused by later runs).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -285,4 +287,4 @@ for (const c of cases) {
 console.log(`(latencies in ms; goal: p99 < 50 ms at ${connections} connections)`);
 await pg?.end();
 api.child.kill('SIGTERM');
-if (!process.env.DATABASE_URL) fs.rmSync(dataDir, { recursive: true, force: true });
+if (!process.env.BENCH_DATA_DIR) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -164,7 +164,29 @@ BEGIN
   DO UPDATE SET forms = c.forms + excluded.forms, items = c.items + excluded.items, verified = c.verified + excluded.verified;
 END $$;
 --> statement-breakpoint
--- crf_values and verification_marks: the instances of the changed rows
+-- crf_values: only a value appearing or disappearing changes a form's progress (its items holding a value), so a
+-- save that changes values leaves the progress alone
+CREATE OR REPLACE FUNCTION verification_has_value(v jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT (v -> 'v') IS NOT NULL AND jsonb_typeof(v -> 'v') <> 'null' AND (v ->> 'v') <> '' AND (v -> 'v') <> '[]'::jsonb
+$$;
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION verification_refresh_values() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM verification_progress_refresh(array(SELECT DISTINCT instance_id FROM new_rows WHERE verification_has_value(value)));
+  ELSIF TG_OP = 'UPDATE' THEN
+    PERFORM verification_progress_refresh(array(
+      SELECT n.instance_id FROM new_rows n JOIN old_rows o ON o.id = n.id
+       WHERE n.instance_id <> o.instance_id OR verification_has_value(n.value) IS DISTINCT FROM verification_has_value(o.value)
+      UNION
+      SELECT o.instance_id FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.instance_id <> o.instance_id));
+  ELSE
+    PERFORM verification_progress_refresh(array(SELECT DISTINCT instance_id FROM old_rows WHERE verification_has_value(value)));
+  END IF;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+-- verification_marks: the forms of the changed marks
 CREATE OR REPLACE FUNCTION verification_refresh_items() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
@@ -198,6 +220,11 @@ END $$;
 -- locked by the update, so no statement on its queries, forms, values or marks counts meanwhile.
 CREATE OR REPLACE FUNCTION review_counts_subjects() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  -- most updates (progress, version, identifiers) change none of these
+  IF NOT EXISTS (SELECT 1 FROM new_rows w JOIN old_rows o ON o.id = w.id
+                  WHERE (o.project_id, o.env, o.site_id, o.risk_level, o.status <> 0) IS DISTINCT FROM (w.project_id, w.env, w.site_id, w.risk_level, w.status <> 0)) THEN
+    RETURN NULL;
+  END IF;
   INSERT INTO query_counts AS c (project_id, env, site_id, status, origin, n)
   SELECT q.project_id, q.env, q.site_id, q.status, q.origin, sum(s.n)::int
     FROM (SELECT w.id, CASE WHEN w.status <> 0 THEN 1 ELSE -1 END AS n
@@ -226,13 +253,13 @@ BEGIN
 END $$;
 --> statement-breakpoint
 CREATE TRIGGER crf_values_verification_insert AFTER INSERT ON crf_values REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION verification_refresh_items();
+  FOR EACH STATEMENT EXECUTE FUNCTION verification_refresh_values();
 --> statement-breakpoint
 CREATE TRIGGER crf_values_verification_update AFTER UPDATE ON crf_values REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION verification_refresh_items();
+  FOR EACH STATEMENT EXECUTE FUNCTION verification_refresh_values();
 --> statement-breakpoint
 CREATE TRIGGER crf_values_verification_delete AFTER DELETE ON crf_values REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION verification_refresh_items();
+  FOR EACH STATEMENT EXECUTE FUNCTION verification_refresh_values();
 --> statement-breakpoint
 CREATE TRIGGER verification_marks_progress_insert AFTER INSERT ON verification_marks REFERENCING NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION verification_refresh_items();

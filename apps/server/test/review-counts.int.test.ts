@@ -89,7 +89,7 @@ async function mismatches() {
 }
 
 /** The SDV list's totals as the list computed them before the counters: per-row sub-selects over every form. */
-async function directSummary(f: { state: 'remaining' | 'done' | 'all'; requiredOnly: boolean; siteId?: number }) {
+async function directSummary(f: { state: 'remaining' | 'done' | 'all'; requiredOnly: boolean; siteId?: number | undefined; ptsNo?: string | undefined }) {
   const r = await s.database.executeSql(
     `select count(*)::int as forms, (count(*) filter (where verified >= items))::int as done, coalesce(sum(items), 0)::int as items, coalesce(sum(verified), 0)::int as verified
        from (select i.id,
@@ -102,10 +102,10 @@ async function directSummary(f: { state: 'remaining' | 'done' | 'all'; requiredO
                       or exists (select 1 from verification_marks m where m.instance_id = i.id and m.kind = 'sdv' and m.status in (1, 2))) as required
                from crf_instances i join subjects su on su.id = i.subject_id join sites st on st.id = i.site_id
               where su.project_id = 1 and su.env = 'PRO' and su.status <> 0 and i.deleted_at is null and i.project_id = 1 and i.env = 'PRO' and i.status >= 2
-                and ($1::int is null or i.site_id = $1)) f
+                and ($1::int is null or i.site_id = $1) and ($4::text is null or su.pts_no ilike '%' || $4 || '%')) f
       where (not $2::boolean or required)
         and ($3::text = 'all' or ($3 = 'remaining' and (verified < items or lost > 0)) or ($3 = 'done' and verified >= items))`,
-    [f.siteId ?? null, f.requiredOnly, f.state],
+    [f.siteId ?? null, f.requiredOnly, f.state, f.ptsNo ?? null],
   );
   return r.rows[0];
 }
@@ -115,9 +115,15 @@ async function expectTotalsExact() {
   expect(await mismatches()).toEqual({ progress: 0, totals: 0, queries: 0 });
   for (const state of ['remaining', 'done', 'all'] as const) {
     for (const requiredOnly of [true, false]) {
-      for (const siteId of [undefined, siteA, siteB]) {
-        const page = ok(await s.api.post<VerificationPage>('/verification/page', { token: tok.cra, headers: H, json: { state, requiredOnly, ...(siteId ? { siteId } : {}) } }));
-        expect({ ...page.summary, totalCount: page.totalCount }, `${state} ${requiredOnly} ${siteId}`).toEqual({ ...(await directSummary({ state, requiredOnly, siteId })), totalCount: page.summary.forms });
+      // by site (the counters) and by subject number (the rows)
+      for (const [siteId, ptsNo] of [[undefined, undefined], [siteA, undefined], [siteB, undefined], [undefined, 'RC-1']] as const) {
+        const page = ok(
+          await s.api.post<VerificationPage>('/verification/page', { token: tok.cra, headers: H, json: { state, requiredOnly, ...(siteId ? { siteId } : {}), ...(ptsNo ? { ptsNo } : {}) } }),
+        );
+        expect({ ...page.summary, totalCount: page.totalCount }, `${state} ${requiredOnly} ${siteId} ${ptsNo}`).toEqual({
+          ...(await directSummary({ state, requiredOnly, siteId, ptsNo })),
+          totalCount: page.summary.forms,
+        });
       }
     }
   }
@@ -130,6 +136,15 @@ async function expectTotalsExact() {
   for (const status of [1, 2, 3]) {
     const p = ok(await s.api.post<QueryPage>('/crf/query/list', { token: tok.dm, headers: H, json: { status, pageSize: 50 } }));
     expect(p.totalCount).toBe(byStatus.get(status) ?? 0);
+    for (const [siteId, origin] of [[siteA, undefined], [siteB, 'manual'], [undefined, 'auto']] as const) {
+      const one = await s.database.executeSql(
+        `select count(*)::int as n from queries q join subjects su on su.id = q.subject_id
+          where su.status <> 0 and q.project_id = 1 and q.env = 'PRO' and q.status = $1 and ($2::int is null or q.site_id = $2) and ($3::text is null or q.origin = $3)`,
+        [status, siteId ?? null, origin ?? null],
+      );
+      const filtered = ok(await s.api.post<QueryPage>('/crf/query/list', { token: tok.dm, headers: H, json: { status, pageSize: 50, ...(siteId ? { siteId } : {}), ...(origin ? { origin } : {}) } }));
+      expect(filtered.totalCount, `${status} ${siteId} ${origin}`).toBe(Number(one.rows[0]!.n));
+    }
   }
 }
 
