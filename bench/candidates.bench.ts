@@ -18,7 +18,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { startServer } from '../apps/server/src/server';
 import { sourceRecords, subjects } from '../apps/server/src/db/schema';
 import { generateCandidates, type GenRecord } from '../apps/server/src/modules/safety/generate';
-import { SafetyService } from '../apps/server/src/modules/safety/safety.service';
+import { GEN_RECORD_COLUMNS, SafetyService } from '../apps/server/src/modules/safety/safety.service';
 
 const RECORDS = Number(process.env.RECORDS ?? 10_000);
 const ITER = Number(process.env.ITER ?? 50);
@@ -81,22 +81,7 @@ const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs
 
 // the pure generator over the records in memory
 const records = (await db
-  .select({
-    id: sourceRecords.id,
-    version: sourceRecords.version,
-    docType: sourceRecords.docType,
-    resourceType: sourceRecords.resourceType,
-    code: sourceRecords.code,
-    codeSystem: sourceRecords.codeSystem,
-    display: sourceRecords.display,
-    valueNum: sourceRecords.valueNum,
-    valueText: sourceRecords.valueText,
-    unit: sourceRecords.unit,
-    effectiveDate: sourceRecords.effectiveDate,
-    status: sourceRecords.status,
-    rawFormat: sourceRecords.rawFormat,
-    raw: sourceRecords.raw,
-  })
+  .select(GEN_RECORD_COLUMNS)
   .from(sourceRecords)
   .where(and(eq(sourceRecords.subjectId, ptsId), isNull(sourceRecords.deletedAt)))) satisfies GenRecord[];
 const consent = s!.firstVisitDate;

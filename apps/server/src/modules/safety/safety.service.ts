@@ -49,6 +49,23 @@ import { addDays, generateCandidates, type GenFlaggedValue, type GenRecord } fro
 
 type Row = typeof safetyCandidates.$inferSelect;
 const S = CANDIDATE_STATUS;
+/** The columns of a source record the generator reads (GenRecord; the service narrows `raw`). */
+export const GEN_RECORD_COLUMNS = {
+  id: sourceRecords.id,
+  version: sourceRecords.version,
+  docType: sourceRecords.docType,
+  resourceType: sourceRecords.resourceType,
+  code: sourceRecords.code,
+  codeSystem: sourceRecords.codeSystem,
+  display: sourceRecords.display,
+  valueNum: sourceRecords.valueNum,
+  valueText: sourceRecords.valueText,
+  unit: sourceRecords.unit,
+  effectiveDate: sourceRecords.effectiveDate,
+  status: sourceRecords.status,
+  rawFormat: sourceRecords.rawFormat,
+  raw: sourceRecords.raw,
+};
 /** subjects generated per statement batch when a whole project is generated */
 const GENERATE_BATCH = 200;
 /** candidates per insert statement */
@@ -143,19 +160,7 @@ export class SafetyService {
       if (!opts.force && last?.fingerprint === print) return;
       const records = (await tx
         .select({
-          id: sourceRecords.id,
-          version: sourceRecords.version,
-          docType: sourceRecords.docType,
-          resourceType: sourceRecords.resourceType,
-          code: sourceRecords.code,
-          codeSystem: sourceRecords.codeSystem,
-          display: sourceRecords.display,
-          valueNum: sourceRecords.valueNum,
-          valueText: sourceRecords.valueText,
-          unit: sourceRecords.unit,
-          effectiveDate: sourceRecords.effectiveDate,
-          status: sourceRecords.status,
-          rawFormat: sourceRecords.rawFormat,
+          ...GEN_RECORD_COLUMNS,
           // a FHIR result without a reference range needs no payload: the grader falls back to the analyte's range
           raw: sql<string>`case when ${sourceRecords.docType} = 3 and ${sourceRecords.rawFormat} = 'fhir' and strpos(${sourceRecords.raw}, 'referenceRange') = 0 and strpos(${sourceRecords.raw}, 'interpretation') = 0 then '{}' else ${sourceRecords.raw} end`,
         })
