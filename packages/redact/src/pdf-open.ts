@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, type PDFDocumentProxy } from './pdfjs.js';
 import { RedactError } from './errors.js';
 import { DEFAULT_MAX_PAGES } from './types.js';
 

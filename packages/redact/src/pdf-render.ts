@@ -1,5 +1,5 @@
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
-import { AnnotationMode, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { AnnotationMode, type PDFPageProxy } from './pdfjs.js';
 import type { RenderParameters, TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { RedactError } from './errors.js';
 import { getPage, withPdf, type PdfDoc, type PdfLimits } from './pdf-open.js';
