@@ -23,6 +23,8 @@ process.env.E2E_MLLP_PORT ??= freePort();
 // the demo hospital (FHIR R4) of the e2e server: its own port, not the 8090 a developer's `npm start` may hold
 // (e2e/source-change.spec.ts changes a record there over HTTP)
 process.env.E2E_DEMO_FHIR_PORT ??= freePort();
+// the demo EDC (a Rave-style ODM receiver) the EDC sync journey syncs to
+process.env.E2E_DEMO_EDC_PORT ??= freePort();
 process.env.E2E_DATA_DIR ??= mkdtempSync(`${tmpdir()}/esource-e2e-`);
 process.env.E2E_WEB_DIST ??= mkdtempSync(`${tmpdir()}/esource-e2e-web-`);
 // each run its own output folder: several sessions may run journeys on this machine at once
@@ -84,6 +86,7 @@ export default defineConfig({
           ESOURCE_TEST_HOOKS: '1',
           MLLP_PORT: process.env.E2E_MLLP_PORT,
           DEMO_FHIR_PORT: process.env.E2E_DEMO_FHIR_PORT,
+          DEMO_EDC_PORT: process.env.E2E_DEMO_EDC_PORT,
           // journeys run extractions themselves: the daily automatic one (12:00 project time, catching up at start)
           // would otherwise fill the demo subjects' forms before a journey begins, depending on the time of day
           AUTO_EXTRACT: '0',

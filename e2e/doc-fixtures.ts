@@ -1,6 +1,6 @@
 /**
  * Source documents for the journeys, generated (no real patient): a photographed Chinese lab report (PNG, rendered
- * with Noto CJK — scripts/ensure-fonts.mjs installs it — slightly rotated and greyed like a phone photo) and an
+ * with Noto CJK — scripts/ensure-system-packages.mjs installs it — slightly rotated and greyed like a phone photo) and an
  * English discharge summary PDF with a real text layer. Each carries a name, an ID number and a phone number next
  * to clinical values that must survive de-identification.
  */

@@ -13,8 +13,9 @@ const steps = [
   ['lockfile', 'npm', ['ci', '--dry-run', '--no-audit', '--no-fund', '--loglevel=error']],
   ['types', 'npm', ['run', 'typecheck']],
   ['lint', 'npx', ['eslint', '.', '--max-warnings=0']],
-  // a CJK font for the OCR test pages (Debian's fonts-noto-cjk, installed when missing)
-  ['fonts', 'node', ['scripts/ensure-fonts.mjs']],
+  // Debian packages the tests use, installed when missing: a CJK font (OCR test pages), xmllint (ODM against the
+  // XSD), poppler-utils (casebook PDFs read back)
+  ['system packages', 'node', ['scripts/ensure-system-packages.mjs']],
   ['unit and API integration', 'npx', ['vitest', 'run']],
 ];
 if (fs.existsSync(path.join(root, 'playwright.config.ts'))) steps.push(['browser journeys', 'npm', ['run', 'test:e2e']]);

@@ -15,6 +15,8 @@ import { queryRoutes } from './modules/queries/queries.routes';
 import { verificationRoutes } from './modules/verification/verification.routes';
 import { safetyRoutes } from './modules/safety/safety.routes';
 import { signalRoutes } from './modules/signal/signal.routes';
+import { edcRoutes } from './modules/edc/edc.routes';
+import { reportRoutes } from './modules/reports/reports.routes';
 import { uploadRoutes } from './modules/uploads/uploads.routes';
 import { orgRoutes } from './modules/orgs/orgs.routes';
 import { roleRoutes } from './modules/roles/roles.routes';
@@ -33,6 +35,7 @@ import { documentRoutes } from './modules/documents/documents.routes';
 import { ocrAssociationRoutes } from './modules/documents/ocr-association.routes';
 import { deidConfigRoutes } from './modules/deid-config/deid-config.routes';
 import { dictionaryRoutes } from './modules/dictionaries/dictionaries.routes';
+import { exportRoutes } from './modules/exports/exports.routes';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -58,6 +61,8 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...verificationRoutes(deps),
     ...safetyRoutes(deps),
     ...signalRoutes(deps),
+    ...edcRoutes(deps),
+    ...reportRoutes(deps),
     ...uploadRoutes(deps),
     ...selfTestRoutes(deps),
     ...userRoutes(deps),
@@ -68,5 +73,6 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...ocrAssociationRoutes(deps),
     ...deidConfigRoutes(deps),
     ...dictionaryRoutes(deps),
+    ...exportRoutes(deps),
   ];
 }

@@ -25,6 +25,26 @@ describe('LocalFileStore', () => {
     expect(fs.readdirSync(path.join(root, key.slice(0, 2)))).toEqual([key]);
   });
 
+  it('stores a file from disk and streams it back, checked against its key', async () => {
+    const store = new LocalFileStore(root);
+    const src = path.join(root, 'generated.tmp');
+    const bytes = Buffer.from('a generated study export, '.repeat(10_000));
+    fs.writeFileSync(src, bytes);
+    const key = createHash('sha256').update(bytes).digest('hex');
+    expect(await store.putFile(src, key, bytes.length)).toEqual({ key, size: bytes.length });
+    const chunks: Buffer[] = [];
+    for await (const c of await store.getStream(key)) chunks.push(c as Buffer);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    // content replaced behind the store's back: the stream ends in an error, never quietly
+    fs.writeFileSync(path.join(root, key.slice(0, 2), key), 'replaced');
+    const drain = async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of await store.getStream(key)) chunks.push(c as Buffer);
+      return chunks;
+    };
+    await expect(drain()).rejects.toThrow(/does not match its key/);
+  });
+
   it('refuses keys that are not a SHA-256 (no path outside the root)', async () => {
     const store = new LocalFileStore(root);
     await expect(store.get('../../etc/passwd')).rejects.toThrow(/bad file key/);

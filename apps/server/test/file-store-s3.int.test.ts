@@ -70,6 +70,22 @@ describe('S3FileStore', () => {
     expect(listed.Contents?.map((o) => o.Key)).toEqual([`files/${a.key.slice(0, 2)}/${a.key}`]);
   });
 
+  it('stores a file from disk and streams it back', async () => {
+    const store = new S3FileStore(settings);
+    const bytes = Buffer.from('a generated study export, '.repeat(5_000));
+    const src = path.join(os.tmpdir(), `esource-s3-put-${process.pid}.tmp`);
+    fs.writeFileSync(src, bytes);
+    try {
+      const key = sha256Of(bytes);
+      expect(await store.putFile(src, key, bytes.length)).toEqual({ key, size: bytes.length });
+      const chunks: Buffer[] = [];
+      for await (const c of await store.getStream(key)) chunks.push(c as Buffer);
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    } finally {
+      fs.rmSync(src, { force: true });
+    }
+  });
+
   it('a missing object is absent, and reading it throws', async () => {
     const store = new S3FileStore(settings);
     const key = sha256Of(Buffer.from('never stored'));

@@ -6,9 +6,10 @@
  * rows counted directly, for each state and filter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { QueryDetail, QueryPage, VerificationPage } from '@esource/shared';
 import { sites } from '../src/db/schema';
+import { rowsOf } from '../src/lib/sql';
 import { startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
@@ -164,6 +165,11 @@ describe('the counters behind the lists’ totals', () => {
   let b: Subject;
   let c: Subject;
   let q1: QueryDetail;
+
+  it('the subject-number search has its trigram index on either database (PGlite loads pg_trgm)', async () => {
+    const r = await s.database.db.execute(sql`select indexname from pg_indexes where indexname = 'subjects_no_trgm'`);
+    expect(rowsOf(r)).toHaveLength(1);
+  });
 
   it('follow saves, completion, marks, lost and removed marks', async () => {
     [a, b, c] = [await enrol(), await enrol(), await enrol()];

@@ -12,3 +12,4 @@ export * from './hl7/hl7-to-records';
 export * from './hl7/hl7-ack';
 export * from './ocr/lab-results';
 export * from './safety';
+export * from './odm';

@@ -243,6 +243,11 @@ export const versionRow = z.object({
   createTime: z.string(),
 });
 export type VersionRow = z.infer<typeof versionRow>;
+/** POST /project/info/import: the new version, and (an ODM file) what of the file the design could not hold */
+export const designImportResult = versionRow.extend({
+  unmapped: z.array(z.object({ line: z.number().int(), oid: z.string(), what: z.string(), reason: z.string(), message: z.string() })).optional(),
+});
+export type DesignImportResult = z.infer<typeof designImportResult>;
 export const versionCreate = z.object({ name: z.string().min(1).max(50), basedOnId: idSchema.optional() });
 export const versionPublish = z.object({
   id: idSchema,

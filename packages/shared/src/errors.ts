@@ -109,6 +109,26 @@ export const ERROR_STATUS = {
   JUDGE_LOG_LOCKED: 409,
   /** a dictionary version of that label (any letter case) exists for the kind (issue 13 item 5) */
   DICTIONARY_VERSION_TAKEN: 409,
+  /** a file of that kind and scope (a subject's casebook) is already being generated for the caller (issue 14) */
+  EXPORT_BUSY: 409,
+  /** a generated file that is not finished (or failed) cannot be downloaded */
+  EXPORT_NOT_READY: 409,
+  /** a casebook of a subject without a design version has no forms to print */
+  CASEBOOK_NO_DESIGN: 409,
+  /** the project environment has no EDC configured (issue 14) */
+  EDC_NOT_CONFIGURED: 409,
+  /** the EDC configuration is switched off: no sync starts */
+  EDC_DISABLED: 409,
+  /** the EDC mapping of a design version in the sync's scope has problems (listed in detail) */
+  EDC_MAPPING_INVALID: 409,
+  /** a sync of the project environment is already pending or running */
+  EDC_SYNC_RUNNING: 409,
+  /** the EDC could not be reached or refused (its reason) */
+  EDC_TARGET: 502,
+  /** the EDC's item list has not been read yet */
+  EDC_NO_ITEM_LIST: 409,
+  /** Associate EDC: the EDC refused the user's own credentials (its reason); nothing was saved */
+  EDC_LINK_REFUSED: 400,
   /** the OCR engine's queue is full: try again in a moment */
   OCR_BUSY: 503,
   INTERNAL: 500,

@@ -51,6 +51,8 @@ export const PERMISSION_TREE = {
     form: ['query', 'add', 'update', 'delete', 'import', 'export'],
     result: ['query', 'save', 'check', 'uncheck', 'export'],
     prefill: ['query', 'execute', 'config'],
+    /** a subject's casebook PDF (spec §7 /print/getByItext; issue 14 item 6): an export, so a closed project keeps it */
+    casebook: ['export'],
   },
   source: {
     file: ['query', 'upload', 'submit', 'withdraw', 'audit', 'original'],

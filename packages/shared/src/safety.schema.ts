@@ -249,8 +249,19 @@ export const generateResult = z.object({
   updated: z.number().int(),
   removed: z.number().int(),
   sourceChanged: z.number().int(),
+  /** more subjects than one request generates: a job does it; poll GET /selection/generate/status?id=progressId */
+  queued: z.boolean().optional(),
+  progressId: z.number().int().nullable().optional(),
 });
 export type GenerateResult = z.infer<typeof generateResult>;
+
+/** GET /selection/generate/status: a queued generation's progress. */
+export const generateStatus = z.object({
+  status: z.enum(['processing', 'success', 'error']),
+  done: z.number().int(),
+  total: z.number().int(),
+});
+export type GenerateStatus = z.infer<typeof generateStatus>;
 
 /** GET /selection/history: every judgement of a candidate. */
 export const judgementHistoryRow = z.object({

@@ -158,6 +158,8 @@ export interface Config {
   mllpHost: string;
   /** MLLP_MAX_KB: largest HL7 message kept whole (default 4096 KB); a larger one is refused with AR, its head kept */
   mllpMaxBytes: number;
+  /** SAFETY_GENERATE_SYNC_MAX: the most subjects "generate candidates" does in the request (default 200); more run as a job */
+  safetyGenerateSyncMax: number;
 }
 
 export function loadConfig(overrides: Partial<Config> = {}): Config {
@@ -202,6 +204,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     mllpPort: process.env.MLLP_PORT ? int('MLLP_PORT', 0) : null,
     mllpHost: process.env.MLLP_HOST || '127.0.0.1',
     mllpMaxBytes: int('MLLP_MAX_KB', 4096) * 1024,
+    safetyGenerateSyncMax: int('SAFETY_GENERATE_SYNC_MAX', 200),
     ...overrides,
   };
 }

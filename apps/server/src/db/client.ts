@@ -99,13 +99,16 @@ export async function openDatabase(opts: {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
+  // pg_trgm ships with PGlite but is loadable only when passed here: the subject-number search's trigram index
+  // (migrations 0029 and 0031) then exists on the embedded database too
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   let client: InstanceType<typeof PGlite>;
   if (opts.dataDir.startsWith('memory://')) {
-    client = new PGlite();
+    client = new PGlite({ extensions: { pg_trgm } });
   } else {
     const dir = path.resolve(opts.dataDir, 'pg');
     fs.mkdirSync(path.dirname(dir), { recursive: true });
-    client = new PGlite(dir);
+    client = new PGlite(dir, { extensions: { pg_trgm } });
   }
   await client.waitReady;
   const raw = drizzle(client, { schema });

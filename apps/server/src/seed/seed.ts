@@ -88,6 +88,8 @@ export const DEMO_ROLES: RoleSeed[] = [
       'verification:sdv:check',
       'verification:sdr:check',
       'syslog:audit-supervise-log:query',
+      // casebooks of the subjects they monitor (issue 14 item 6)
+      'crf:casebook:export',
     ],
   },
   {
@@ -119,6 +121,8 @@ export const DEMO_ROLES: RoleSeed[] = [
       'isf:file:upload',
       'project:visit:query',
       'research:schedule:query',
+      // their own sites' subjects' casebooks (issue 14 item 6)
+      'crf:casebook:export',
     ],
   },
   {
@@ -145,6 +149,7 @@ export const DEMO_ROLES: RoleSeed[] = [
       'source:extract:query',
       'project:visit:query',
       'research:schedule:query',
+      'crf:casebook:export',
     ],
   },
   {

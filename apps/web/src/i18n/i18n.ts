@@ -62,6 +62,10 @@ export const NAMESPACES = [
   'dictionaries',
   'safety',
   'signal',
+  'exports',
+  'reports',
+  'edc',
+  'edcLink',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

@@ -11,8 +11,6 @@ import { menuFor, type AccessContext, type MenuLeaf } from '../lib/routing/route
  */
 const NOT_BUILT = new Set([
   'feedback',
-  'dataReport',
-  'edcReportDetail',
 ]);
 
 /** Every menu leaf any user could see: all permissions, every login type, environment and module. */

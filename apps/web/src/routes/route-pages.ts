@@ -37,6 +37,8 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   // layout, no project
   overview: () => import('../features/projects/pages/overview-page'),
   userInfo: () => import('../features/profile/pages/user-info-page'),
+  // issue 14 item 3: Associate EDC (the user menu, login type 1)
+  edcLink: () => import('../features/edc-link/pages/edc-link-page'),
   messages: () => import('../features/messages/pages/messages-page'),
   // module 2: roles, permission groups, organisations and departments are tabs of the user-management page,
   // which opens on the tab of the menu entry that led there
@@ -114,6 +116,11 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   projectOcrSynonyms: synonyms,
   projectTextSynonyms: synonyms,
   traceability: () => import('../features/prefill/pages/traceability-page'),
+  // issue 14: generated files (casebook PDFs)
+  exportFiles: () => import('../features/exports/pages/export-files-page'),
+  // issue 14: the EDC sync screens and the project audit trail with the EDC upload log
+  edcReportDetail: () => import('../features/edc/pages/edc-report-detail-page'),
+  dataReport: () => import('../features/edc/pages/data-report-page'),
   // issue 12: desensitization configuration (keywords, policy, try-out)
   ocrProConfig: () => import('../features/deid-config/pages/deid-config-page'),
 };

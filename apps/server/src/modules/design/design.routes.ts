@@ -3,11 +3,14 @@
  * Reading: any project member with the query permission, in any environment (outside DEV only published
  * versions). Editing: DEV, unpublished versions only.
  */
+import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { designToOdmMetadata } from '@esource/interop';
 import {
   designExportFile,
   formDefinition,
   formExportFile,
+  designImportResult,
   formListQuery,
   formRow,
   formSave,
@@ -29,6 +32,7 @@ import { AppError } from '../../lib/errors';
 import { translateMaybe, translator } from '../../lib/i18n';
 import { zodLocale } from '../../lib/validate';
 import { DesignService } from './design.service';
+import { looksLikeXml, parseOdmDesign } from './odm-design-import';
 
 const designRead = { permission: { anyOf: ['crf:form:query', 'project:version:query', 'project:visit:query'] }, scope: 'project' } as const;
 const versionWrite = { permission: { anyOf: ['project:version:update'] }, scope: 'project' } as const;
@@ -269,13 +273,21 @@ export function designRoutes({ database, hooks }: AppDeps): RouteSpec[] {
       method: 'GET',
       url: '/project/info/export',
       guard: { permission: { allOf: ['project:info:export'] }, scope: 'project' },
-      summary: "The project's design (stages, visits, forms) as a JSON file; default the newest version",
+      summary: "The project's design (stages, visits, forms) as a JSON file, or with format=odm as a CDISC ODM 1.3.2 study definition; default the newest version",
       tags: ['design'],
-      query: z.object({ versionId: idSchema.optional() }),
+      query: z.object({ versionId: idSchema.optional(), format: z.enum(['json', 'odm']).default('json') }),
       response: z.null(),
       raw: true,
       handler: async ({ ctx, query, reply }) => {
         const file = await svc.exportDesign(ctx, query.versionId);
+        if (query.format === 'odm') {
+          const name = `${ctx.project.no}.odm.xml`;
+          await reply
+            .header('content-type', 'application/xml; charset=utf-8')
+            .header('content-disposition', `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+            .send(Readable.from(designToOdmMetadata(file)));
+          return null;
+        }
         const name = `${ctx.project.no}.design.json`;
         await reply
           .header('content-type', 'application/json; charset=utf-8')
@@ -288,12 +300,17 @@ export function designRoutes({ database, hooks }: AppDeps): RouteSpec[] {
       method: 'POST',
       url: '/project/info/import',
       guard: { permission: { allOf: ['project:info:import'] }, scope: 'project' },
-      summary: 'Import a design file as a new unpublished version of the open project (DEV)',
+      summary: 'Import a design file (our JSON, or a CDISC ODM 1.3.2 study definition) as a new unpublished version of the open project (DEV)',
       tags: ['design'],
       bodyType: 'json',
       body: z.object({ content: z.string().min(1).max(10_000_000), name: z.string().min(1).max(50).optional() }),
-      response: versionRow,
-      handler: ({ ctx, body }) => svc.importDesign(ctx, parseDesignImport(body.content, ctx.language), body.name),
+      response: designImportResult,
+      handler: async ({ ctx, body }) => {
+        if (!looksLikeXml(body.content)) return svc.importDesign(ctx, parseDesignImport(body.content, ctx.language), body.name);
+        if (ctx.env !== 'DEV') throw new AppError('ENV_FORBIDDEN', { env: ctx.env });
+        const { design, unmapped } = await parseOdmDesign(body.content, ctx.language);
+        return { ...(await svc.importDesign(ctx, design, body.name, { source: 'odm', unmapped: unmapped.length })), unmapped };
+      },
     }),
     defineRoute({
       method: 'GET',

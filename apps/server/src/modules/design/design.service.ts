@@ -364,18 +364,23 @@ export class DesignService {
     const list = await this.versions(ctx);
     const v = versionId ? list.find((x) => x.id === versionId) : list[0];
     if (!v) throw new AppError('NOT_FOUND', { entity: 'version' });
+    await this.db.transaction((tx) =>
+      recordAudit(tx, actorOf(ctx), [{ action: 'design.export', ...this.base(ctx, 'version', v.id), newValue: `v${v.versionNo}` }]),
+    );
+    return this.designFile(v, { no: ctx.project.no, name: ctx.project.name });
+  }
+
+  /** A design version as a design file (stages, forms, visits with their forms by code); no access check, no audit. */
+  async designFile(v: { id: number; name: string }, project: { no: string; name: string }): Promise<DesignExportFile> {
     const st = await this.db.select().from(stages).where(eq(stages.versionId, v.id)).orderBy(asc(stages.sortOrder), asc(stages.id));
     const fs = await this.db.select().from(forms).where(eq(forms.versionId, v.id)).orderBy(asc(forms.sortOrder), asc(forms.code));
     const vs = await this.visits(this.db, v.id);
     const formCode = new Map(fs.map((f) => [f.id, f.code]));
     const stageName = new Map(st.map((x) => [x.id, x.name]));
-    await this.db.transaction((tx) =>
-      recordAudit(tx, actorOf(ctx), [{ action: 'design.export', ...this.base(ctx, 'version', v.id), newValue: `v${v.versionNo}` }]),
-    );
     return {
       kind: 'esource.design',
       schemaVersion: 1,
-      project: { no: ctx.project.no, name: ctx.project.name },
+      project,
       version: { name: v.name },
       stages: st.map((x) => ({ name: x.name, sortOrder: x.sortOrder })),
       forms: fs.map((f) => f.definition as unknown as FormDefinition),
@@ -394,8 +399,8 @@ export class DesignService {
     };
   }
 
-  /** Imports a design file as a new unpublished version of the open project (DEV). */
-  async importDesign(ctx: ProjectScopedContext, file: DesignExportFile, name: string | undefined): Promise<VersionRow> {
+  /** Imports a design file as a new unpublished version of the open project (DEV); `from` says where it came from. */
+  async importDesign(ctx: ProjectScopedContext, file: DesignExportFile, name: string | undefined, from?: { source: 'odm'; unmapped: number }): Promise<VersionRow> {
     if (ctx.env !== 'DEV') throw new AppError('ENV_FORBIDDEN', { env: ctx.env });
     const id = await this.db.transaction(async (tx) => {
       const [m] = await tx.select({ n: max(designVersions.versionNo) }).from(designVersions).where(eq(designVersions.projectId, ctx.project.id));
@@ -438,7 +443,7 @@ export class DesignService {
         {
           action: 'design.import',
           ...this.base(ctx, 'version', v!.id),
-          newValue: `v${v!.versionNo}: ${file.forms.length} forms, ${file.visits.length} visits`,
+          newValue: `v${v!.versionNo}: ${file.forms.length} forms, ${file.visits.length} visits${from ? ` (CDISC ODM; ${from.unmapped} parts not mapped)` : ''}`,
           oldValue: file.project ? file.project.no : null,
         },
       ]);

@@ -8,7 +8,9 @@
  * Reads check the bytes against their key in both: a damaged or swapped object is an error, never silently served.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
+import { Transform, type Readable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -20,6 +22,29 @@ export interface FileStore {
   /** The bytes under a key; throws when there are none. */
   get(key: string): Promise<Buffer>;
   exists(key: string): Promise<boolean>;
+  /**
+   * Stores a file already written to disk whose SHA-256 and size the caller computed while writing it (large
+   * generated files: never read into memory). The file is moved or copied; the caller removes its own copy.
+   */
+  putFile(file: string, sha256: string, size: number): Promise<{ key: string; size: number }>;
+  /** The content under a key as a stream, checked against its key at the end (a mismatch ends it with an error). */
+  getStream(key: string): Promise<Readable>;
+}
+
+/** A stream of stored content that fails at its end when the content is not what its key says. */
+function checkedStream(key: string, source: Readable): Readable {
+  const hash = createHash('sha256');
+  return source.pipe(
+    new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+      flush(done) {
+        done(hash.digest('hex') === key ? null : new Error(`stored content ${key} does not match its key (damaged or replaced)`));
+      },
+    }),
+  );
 }
 
 const KEY = /^[0-9a-f]{64}$/;
@@ -62,6 +87,33 @@ export class LocalFileStore implements FileStore {
 
   async get(key: string): Promise<Buffer> {
     return checked(key, await fs.readFile(this.pathOf(key)));
+  }
+
+  async putFile(source: string, sha256: string, size: number): Promise<{ key: string; size: number }> {
+    const file = this.pathOf(sha256);
+    if (await this.exists(sha256)) return { key: sha256, size };
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    try {
+      await fs.copyFile(source, tmp);
+      const h = await fs.open(tmp, 'r+');
+      try {
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+      await fs.rename(tmp, file);
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+    return { key: sha256, size };
+  }
+
+  async getStream(key: string): Promise<Readable> {
+    const file = this.pathOf(key);
+    await fs.access(file);
+    return checkedStream(key, createReadStream(file));
   }
 
   async exists(key: string): Promise<boolean> {
@@ -123,6 +175,27 @@ export class S3FileStore implements FileStore {
     const r = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectOf(key) }));
     if (!r.Body) throw new Error(`stored content ${key} has no body`);
     return checked(key, Buffer.from(await r.Body.transformToByteArray()));
+  }
+
+  async putFile(file: string, sha256: string, size: number): Promise<{ key: string; size: number }> {
+    if (await this.exists(sha256)) return { key: sha256, size };
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.settings.bucket,
+        Key: this.objectOf(sha256),
+        Body: createReadStream(file),
+        ContentLength: size,
+        ContentType: 'application/octet-stream',
+        ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+      }),
+    );
+    return { key: sha256, size };
+  }
+
+  async getStream(key: string): Promise<Readable> {
+    const r = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectOf(key) }));
+    if (!r.Body) throw new Error(`stored content ${key} has no body`);
+    return checkedStream(key, r.Body as Readable);
   }
 
   async exists(key: string): Promise<boolean> {

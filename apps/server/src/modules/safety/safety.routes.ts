@@ -15,6 +15,7 @@ import {
   candidateView,
   generateRequest,
   generateResult,
+  generateStatus,
   idSchema,
   judgeRequest,
   judgementHistoryRow,
@@ -38,7 +39,7 @@ function termOf(c: CandidateView, en: boolean): string {
   return f?.term ?? (c.detail.ctcaeTerm ? (en ? c.detail.ctcaeTerm.en : c.detail.ctcaeTerm.zh) : c.term);
 }
 
-export function safetyRoutes({ database }: AppDeps): RouteSpec[] {
+export function safetyRoutes({ database, jobs, config }: AppDeps): RouteSpec[] {
   const svc = new SafetyService(database.db);
   const tags = ['safety'];
   return [
@@ -50,7 +51,8 @@ export function safetyRoutes({ database }: AppDeps): RouteSpec[] {
     defineRoute({ method: 'POST', url: '/selection/source/list', guard: READ, summary: 'The source records a candidate links to (lab results graded)', tags, bodyType: 'json', body: candidateSourceRequest, response: z.array(candidateSource), handler: ({ ctx, body }) => svc.sources(ctx, body.id) }),
     defineRoute({ method: 'POST', url: '/selection/link', guard: WRITE, summary: 'Link (or unlink) another source record of the subject to a candidate', tags, bodyType: 'json', body: candidateLinkRequest, response: z.array(candidateSource), handler: ({ ctx, body }) => svc.link(ctx, body) }),
     defineRoute({ method: 'POST', url: '/selection/judge', guard: WRITE, summary: 'Judge a candidate yes (with the category\'s fields; written into its log form) or no, at the version seen; a change needs a reason', tags, bodyType: 'json', body: judgeRequest, response: candidateView, handler: ({ ctx, body }) => svc.judge(ctx, body) }),
-    defineRoute({ method: 'POST', url: '/selection/generate', guard: WRITE, summary: 'Generate the candidates of one subject, or of every subject in scope, from their source records', tags, bodyType: 'json', body: generateRequest, response: generateResult, handler: ({ ctx, body }) => svc.generate(ctx, body.ptsId) }),
+    defineRoute({ method: 'POST', url: '/selection/generate', guard: WRITE, summary: 'Generate the candidates of one subject, or of every subject in scope, from their source records', tags, bodyType: 'json', body: generateRequest, response: generateResult, handler: ({ ctx, body }) => svc.generate(ctx, body.ptsId, { jobs, syncMax: config.safetyGenerateSyncMax }) }),
+    defineRoute({ method: 'GET', url: '/selection/generate/status', guard: WRITE, summary: 'The progress of a generation that was queued (its progress item, the caller\'s own)', tags, query: z.object({ id: idSchema }), response: generateStatus, handler: ({ ctx, query }) => svc.generateStatus(ctx, query.id) }),
     defineRoute({
       method: 'GET',
       url: '/selection/export',

@@ -14,6 +14,8 @@ import {
   CM_LOOKBACK_DAYS,
   CRF_STATUS,
   ENTRY_MODE,
+  PROGRESS_STATUS,
+  PROGRESS_TYPE,
   SAFETY_CATEGORIES,
   SAFETY_DICTIONARY,
   SAFETY_FIELDS,
@@ -22,8 +24,10 @@ import {
   sourceRef,
   type CandidateSource,
   type CandidateView,
+  type Env,
   type FormDefinition,
   type GenerateResult,
+  type GenerateStatus,
   type SafetyCategory,
   type MedicationSubjectRow,
   type candidateLinkRequest,
@@ -33,7 +37,7 @@ import {
 } from '@esource/shared';
 import { gradeLab } from '@esource/interop';
 import type { Db, Tx } from '../../db/client';
-import { crfInstances, crfValues, forms, safetyCandidateSources, safetyCandidates, safetyGeneration, safetyJudgements, sites, sourceRecords, subjects, users, visits } from '../../db/schema';
+import { crfInstances, crfValues, forms, progressItems, safetyCandidateSources, safetyCandidates, safetyGeneration, safetyJudgements, sites, sourceRecords, subjects, users, visits } from '../../db/schema';
 import type { ProjectScopedContext } from '../../lib/context';
 import { AppError } from '../../lib/errors';
 import { translator } from '../../lib/i18n';
@@ -43,6 +47,7 @@ import { likeOf, rowsOf } from '../../lib/sql';
 import { fieldError, parseInput } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { EcrfService } from '../ecrf/ecrf.service';
+import type { JobRunner } from '../jobs/job-runner';
 import { bestTerms } from './coding';
 import { findLogForm, logItems, placeFor, type DesignForm } from './log-form';
 import { addDays, generateCandidates, type GenFlaggedValue, type GenRecord } from './generate';
@@ -68,6 +73,21 @@ export const GEN_RECORD_COLUMNS = {
 };
 /** subjects generated per statement batch when a whole project is generated */
 const GENERATE_BATCH = 200;
+export const SAFETY_GENERATE_JOB = 'safety.generate';
+
+/** the subjects a generation covers: the caller's project, environment and sites, or one subject */
+export interface GenerateScope {
+  projectId: number;
+  env: Env;
+  siteIds: number[] | null;
+  siteId: number | null;
+  ptsId: number | null;
+}
+interface GenerateJobData {
+  scope: GenerateScope;
+  userId: number;
+  userName: string;
+}
 /** candidates per insert statement */
 const INSERT_BATCH = 200;
 /** bump when the generator's rules change: every subject is generated again on its next run */
@@ -260,16 +280,56 @@ export class SafetyService {
     return out;
   }
 
-  /** POST /selection/generate: one subject, or every live subject the caller reaches (batches of transactions). */
-  async generate(ctx: ProjectScopedContext, ptsId: number | undefined): Promise<GenerateResult> {
-    const ids = (
-      await this.db
-        .select({ id: subjects.id })
-        .from(subjects)
-        .where(and(eq(subjects.projectId, ctx.project.id), eq(subjects.env, ctx.env), siteScope(subjects.siteId, ctx), ne(subjects.status, 0), ptsId !== undefined ? eq(subjects.id, ptsId) : undefined))
-        .orderBy(asc(subjects.id))
-    ).map((r) => r.id);
-    if (ptsId !== undefined && !ids.length) throw new AppError('NOT_FOUND', { entity: 'subject' });
+  /**
+   * POST /selection/generate: one subject, or every live subject the caller reaches. Up to `syncMax` subjects
+   * (config SAFETY_GENERATE_SYNC_MAX) are generated in the request; more go to the `safety.generate` job (progress
+   * item, done/total), and the answer says queued with the progress item to poll (GET /selection/generate/status).
+   */
+  async generate(ctx: ProjectScopedContext, ptsId: number | undefined, queue?: { jobs: JobRunner; syncMax: number }): Promise<GenerateResult> {
+    const scope: GenerateScope = { projectId: ctx.project.id, env: ctx.env, siteIds: ctx.project.siteIds, siteId: ctx.siteId, ptsId: ptsId ?? null };
+    if (ptsId !== undefined && !(await this.scopeIds(scope)).length) throw new AppError('NOT_FOUND', { entity: 'subject' });
+    const jobs = queue?.jobs;
+    if (ptsId === undefined && jobs?.started) {
+      const [n] = await this.db.select({ n: count() }).from(subjects).where(this.scopeWhere(scope));
+      if ((n?.n ?? 0) > queue!.syncMax) {
+        const t = translator(ctx.language);
+        const r = await jobs.enqueue(SAFETY_GENERATE_JOB, { scope, userId: ctx.user.id, userName: ctx.user.name } satisfies GenerateJobData, {
+          progress: { userId: ctx.user.id, env: ctx.env, projectId: ctx.project.id, siteId: ctx.siteId, type: PROGRESS_TYPE.extraction, displayInformation: t('safety.generate.progress') },
+        });
+        return { subjects: n!.n, created: 0, updated: 0, removed: 0, sourceChanged: 0, queued: true, progressId: r.progressItemId };
+      }
+    }
+    const total = await this.generateScope(scope);
+    await this.db.transaction((tx) =>
+      recordAudit(tx, actorOf(ctx), [{ action: 'safety.generate', entity: 'safetyCandidate', entityId: null, projectId: ctx.project.id, subjectId: ptsId ?? null, newValue: total }]),
+    );
+    return total;
+  }
+
+  /** GET /selection/generate/status: the caller's own queued generation (another user's progress item is not found). */
+  async generateStatus(ctx: ProjectScopedContext, id: number): Promise<GenerateStatus> {
+    const [p] = await this.db
+      .select({ status: progressItems.status, extraInfo: progressItems.extraInfo })
+      .from(progressItems)
+      .where(and(eq(progressItems.id, id), eq(progressItems.userId, ctx.user.id), eq(progressItems.projectId, ctx.project.id), eq(progressItems.env, ctx.env)));
+    if (!p) throw new AppError('NOT_FOUND', { entity: 'progress' });
+    const c = p.extraInfo?.count ?? { done: 0, total: 0 };
+    const status = p.status === PROGRESS_STATUS.success ? 'success' : p.status === PROGRESS_STATUS.error ? 'error' : 'processing';
+    return { status, done: c.done, total: c.total };
+  }
+
+  private scopeWhere(s: GenerateScope): SQL {
+    const sites = and(s.siteIds === null ? undefined : inArray(subjects.siteId, s.siteIds.length ? s.siteIds : [-1]), s.siteId !== null ? eq(subjects.siteId, s.siteId) : undefined);
+    return and(eq(subjects.projectId, s.projectId), eq(subjects.env, s.env), sites, ne(subjects.status, 0), s.ptsId !== null ? eq(subjects.id, s.ptsId) : undefined)!;
+  }
+
+  private async scopeIds(s: GenerateScope): Promise<number[]> {
+    return (await this.db.select({ id: subjects.id }).from(subjects).where(this.scopeWhere(s)).orderBy(asc(subjects.id))).map((r) => r.id);
+  }
+
+  /** Generates every subject of a scope, one transaction each (a subject whose data did not change is skipped). */
+  async generateScope(scope: GenerateScope, report?: (done: number, total: number) => Promise<void>): Promise<GenerateResult> {
+    const ids = await this.scopeIds(scope);
     const total: GenerateResult = { subjects: 0, created: 0, updated: 0, removed: 0, sourceChanged: 0 };
     for (let i = 0; i < ids.length; i += GENERATE_BATCH) {
       for (const id of ids.slice(i, i + GENERATE_BATCH)) {
@@ -280,10 +340,8 @@ export class SafetyService {
         total.removed += r.removed;
         total.sourceChanged += r.sourceChanged;
       }
+      await report?.(Math.min(i + GENERATE_BATCH, ids.length), ids.length);
     }
-    await this.db.transaction((tx) =>
-      recordAudit(tx, actorOf(ctx), [{ action: 'safety.generate', entity: 'safetyCandidate', entityId: null, projectId: ctx.project.id, subjectId: ptsId ?? null, newValue: total }]),
-    );
     return total;
   }
 
@@ -701,4 +759,22 @@ export class SafetyService {
     const [v] = await tx.select({ name: visits.name, nameEn: visits.nameEn }).from(visits).where(eq(visits.id, inst.visitId));
     return new AppError('JUDGE_LOG_LOCKED', { form: (en && f?.nameEn) || f?.name || '', visit: (en && v?.nameEn) || v?.name || '', repeat: inst.repeatNo, state: t(`safety.logState.${state}`) });
   }
+}
+
+/** The `safety.generate` job: generation of a scope too large for one request, with done/total progress. */
+export function registerSafetyJobs(jobs: JobRunner, db: Db): void {
+  jobs.define<GenerateJobData>(
+    SAFETY_GENERATE_JOB,
+    async (data, jctx) => {
+      const svc = new SafetyService(db);
+      const total = await svc.generateScope(data.scope, (done, all) => jctx.report(done, all));
+      await db.transaction((tx) =>
+        recordAudit(tx, { userId: data.userId, userName: data.userName, requestId: jctx.jobId, ip: null, env: data.scope.env }, [
+          { action: 'safety.generate', entity: 'safetyCandidate', entityId: null, projectId: data.scope.projectId, subjectId: null, newValue: total },
+        ]),
+      );
+    },
+    // generation is idempotent: a retried job skips the subjects it already did (their fingerprint is stored)
+    { retryLimit: 2 },
+  );
 }

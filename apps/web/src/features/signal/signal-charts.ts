@@ -3,7 +3,7 @@
  * Grades are stacked in the same order and colours everywhere (1 green … 5 dark red, as the safety review's tags).
  */
 import { SIGNAL_GRADES, type SignalPeriod, type SignalPeriodRow, type SignalSiteRow, type SignalTermRow } from '@esource/shared';
-import type { ChartOption } from './components/echart';
+import type { ChartOption } from '../../components/echart';
 
 /**
  * CTCAE grade colours: 1 green, 2 amber, 3 orange, 4 red, 5 dark red — the safety review's GRADE_COLOR (a unit test

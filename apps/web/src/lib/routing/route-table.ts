@@ -164,7 +164,6 @@ export const ROUTES: readonly AppRoute[] = [
   {
     id: 'edcLink',
     path: '/edc-link',
-    placeholder: true,
     shell: true,
     sideBar: false,
     hidden: true,
@@ -558,9 +557,15 @@ export const ROUTES: readonly AppRoute[] = [
     anyOf: ['report:traceability:query'],
     menu: { icon: 'report', group: 'reports' },
   }),
+  // issue 14: the caller's generated files (casebook PDFs; study exports later)
+  P({
+    id: 'exportFiles',
+    path: '/project/exportFiles',
+    anyOf: ['crf:casebook:export', 'crf:result:export'],
+    menu: { icon: 'report', group: 'reports' },
+  }),
   P({
     id: 'dataReport',
-    placeholder: true,
     path: '/project/dataReport',
     anyOf: ['prolog:audit-action:query', 'prolog:upload-edc-log:query'],
     menu: { icon: 'audit', group: 'reports' },
@@ -574,7 +579,6 @@ export const ROUTES: readonly AppRoute[] = [
   }),
   P({
     id: 'edcReportDetail',
-    placeholder: true,
     path: '/project/edcReportDetail',
     anyOf: ['edc:sync:query'],
     menu: { icon: 'edc', group: 'reports' },

@@ -1,6 +1,6 @@
 import { keepPreviousData, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type { MedicationSubjectRow, CandidatePage, CandidateSource, CandidateView, GenerateResult, SafetyCategory, candidateCounts, judgementHistoryRow } from '@esource/shared';
+import type { MedicationSubjectRow, CandidatePage, CandidateSource, CandidateView, GenerateResult, GenerateStatus, SafetyCategory, candidateCounts, judgementHistoryRow } from '@esource/shared';
 import { api, type ApiData } from '../../../lib/api-client';
 
 type Scope = { env: string; projectId: number | null };
@@ -51,6 +51,7 @@ export const safetyApi = {
   link: (id: number, recordId: number, unlink = false) => api.postJson<CandidateSource[]>('/selection/link', { id, recordId, unlink }, { silent: true }),
   judge: (input: JudgeInput) => api.postJson<CandidateView>('/selection/judge', { ...input }, { silent: true }),
   generate: (ptsId?: number) => api.postJson<GenerateResult>('/selection/generate', ptsId ? { ptsId } : {}, { silent: true }),
+  generateStatus: (id: number) => api.get<GenerateStatus>('/selection/generate/status', { id }, { silent: true }),
   medicationSubjects: (f: MedicationFilters, pageNumber: number, pageSize: number) =>
     api.postJson<{ pageNumber: number; pageSize: number; totalCount: number; content: MedicationSubjectRow[] }>('/selection/medication/subjects', { ...(f as ApiData), pageNumber, pageSize }, { silent: true }),
   exportFile: (f: CandidateFilters) => api.get<Blob>('/selection/export', { ...(f as unknown as ApiData) }, { raw: true }),

@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { App, Button, Card, Input, Modal, Segmented, Select, Space, Switch, Tabs, Tag, Tooltip, Typography } from 'antd';
+import { useEffect, useState } from 'react';
+import { Alert, App, Button, Card, Input, Modal, Progress, Segmented, Select, Space, Switch, Tabs, Tag, Tooltip, Typography } from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
 import type { SortOrder } from 'antd/es/table/interface';
 import { DownloadOutlined, ReloadOutlined, ThunderboltOutlined } from '@ant-design/icons';
@@ -58,6 +58,22 @@ export function CandidateList({ state: fixedState, category: fixedCategory, test
   const [sort, setSort] = useState<{ field: SortField; order: 'asc' | 'desc' }>({ field: fixedState === 'judged' ? 'judgedAt' : 'startDate', order: 'desc' });
   const [open, setOpen] = useState<number | null>(null);
   const [busy, setBusy] = useState<'export' | 'generate' | null>(null);
+  // a generation too large for one request runs as a job: its progress item, polled until it ends
+  const [running, setRunning] = useState<number | null>(null);
+  const status = useQuery({
+    queryKey: ['safety', 'generate-status', running],
+    queryFn: () => safetyApi.generateStatus(running!),
+    enabled: running !== null,
+    refetchInterval: (query) => (query.state.data && query.state.data.status !== 'processing' ? false : 2000),
+  });
+  useEffect(() => {
+    const s = status.data?.status;
+    if (running === null || !s || s === 'processing') return;
+    setRunning(null);
+    if (s === 'success') void message.success(t('generate.jobDone'));
+    else void message.error(t('generate.jobFailed'));
+    void afterSafetyChange(qc);
+  }, [status.data?.status, running, message, t, qc]);
   const all: CandidateFilters = { ...filters, state, ...(category !== 'all' ? { category } : {}), sortField: sort.field, sortOrder: sort.order };
   const q = useQuery(candidatePageQuery(scope, all, pageNumber, pageSize));
   const counts = useQuery(candidateCountsQuery(scope));
@@ -95,8 +111,11 @@ export function CandidateList({ state: fixedState, category: fixedCategory, test
         setBusy('generate');
         try {
           const r = await safetyApi.generate();
-          Modal.success({ title: t('generate.done'), content: t('generate.result', r) });
-          await afterSafetyChange(qc);
+          if (r.queued && r.progressId) setRunning(r.progressId);
+          else {
+            Modal.success({ title: t('generate.done'), content: t('generate.result', r) });
+            await afterSafetyChange(qc);
+          }
         } catch (e) {
           void message.error((e as Error).message);
         } finally {
@@ -269,7 +288,7 @@ export function CandidateList({ state: fixedState, category: fixedCategory, test
         <span style={{ flex: 1 }} />
         {has('clinical:judge:update') ? (
           <Tooltip title={t('generate.hint')}>
-            <Button icon={<ThunderboltOutlined />} loading={busy === 'generate'} onClick={() => void generate()} data-testid="candidate-generate">
+            <Button icon={<ThunderboltOutlined />} loading={busy === 'generate' || running !== null} onClick={() => void generate()} data-testid="candidate-generate">
               {t('generate.button')}
             </Button>
           </Tooltip>
@@ -278,6 +297,16 @@ export function CandidateList({ state: fixedState, category: fixedCategory, test
           {t('export')}
         </Button>
       </div>
+      {running !== null ? (
+        <Alert
+          type="info"
+          showIcon
+          style={{ marginBottom: 12 }}
+          data-testid="candidate-generate-progress"
+          title={t('generate.running', { done: status.data?.done ?? 0, total: status.data?.total ?? 0 })}
+          description={<Progress percent={status.data?.total ? Math.floor((100 * status.data.done) / status.data.total) : 0} size="small" />}
+        />
+      ) : null}
       <PagedTable<CandidateView>
         rowKey="id"
         query={q}

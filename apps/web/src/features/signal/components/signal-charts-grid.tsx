@@ -3,7 +3,7 @@ import { Card, Col, Empty, Row } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { SignalPeriod, SignalReport } from '@esource/shared';
 import { periodGradeOption, periodSeriousOption, periodText, rankedGradeOption, rankedHeight, type ChartTexts } from '../signal-charts';
-import { EChart } from './echart';
+import { EChart } from '../../../components/echart';
 
 const PERIOD_HEIGHT = 300;
 

@@ -1,10 +1,19 @@
-import { Button, Card, Empty, Result, Tabs } from 'antd';
+import { lazy, Suspense } from 'react';
+import { Button, Card, Empty, Result, Skeleton, Tabs } from 'antd';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { Permission } from '@esource/shared';
 import { usePms } from '../../session';
 import { ChangeReport, ExtractReport } from '../components/reports';
 import '../sources.css';
+
+// the study reports (features/reports) draw charts: their code, ECharts included, loads with their first tab
+const reports = () => import('../../reports');
+const STUDY_REPORTS = {
+  crf: lazy(async () => ({ default: (await reports()).CrfReport })),
+  crfMissing: lazy(async () => ({ default: (await reports()).CrfMissingReport })),
+  dataConsistency: lazy(async () => ({ default: (await reports()).ConsistencyReport })),
+};
 
 /** The report tabs of /project/reports, each behind its own permission (spec §2: seven report permissions). */
 const TABS: { key: string; pms: Permission }[] = [
@@ -18,9 +27,9 @@ const TABS: { key: string; pms: Permission }[] = [
 ];
 
 /**
- * /project/reports: the extraction report, the sync change list and the data change report (with export); the
- * traceability report links to its own page; report kinds a later issue builds say so plainly. Only the tabs of
- * the user's permissions show.
+ * /project/reports: the extraction report, the sync change list and the data change report (with export), eCRF
+ * completion, missing data and data consistency (features/reports, with charts and exports); the traceability
+ * report links to its own page. Only the tabs of the user's permissions show.
  */
 export default function ReportsPage() {
   const { t } = useTranslation('sources');
@@ -37,6 +46,16 @@ export default function ReportsPage() {
         return <ChangeReport kind="sync" />;
       case 'dataChange':
         return <ChangeReport kind="data" />;
+      case 'crf':
+      case 'crfMissing':
+      case 'dataConsistency': {
+        const Report = STUDY_REPORTS[key];
+        return (
+          <Suspense fallback={<Skeleton active />}>
+            <Report />
+          </Suspense>
+        );
+      }
       case 'traceability':
         return (
           <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('report.traceabilityHint')}>

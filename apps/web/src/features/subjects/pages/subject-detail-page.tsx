@@ -50,6 +50,7 @@ import { QueryCountTags } from '../../queries';
 import { CrfEntry, CrfStatusTag, ecrfApi, SignatureDialog } from '../../ecrf';
 import { SubjectSourceTab } from '../../sources';
 import { SubjectDocumentsTab } from '../../documents';
+import { CasebookPrintButton } from '../../exports';
 import { scheduleQuery, subjectQuery, subjectsApi, visitQueriesQuery } from '../api/subjects-api';
 import { StatusDialog, SubjectDialog } from '../components/subject-dialogs';
 import { StatusTag } from '../components/status-tag';
@@ -121,7 +122,7 @@ export default function SubjectDetailPage() {
 
   return (
     <div data-testid="subject-detail-page">
-      <SubjectHeader subject={s} />
+      <SubjectHeader subject={s} visits={schedule.data} />
       <Card size="small" style={{ marginTop: 12 }}>
         <Tabs
           activeKey={activeKey}
@@ -175,7 +176,7 @@ export default function SubjectDetailPage() {
   );
 }
 
-function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
+function SubjectHeader({ subject: s, visits }: { subject: SubjectRow; visits: ScheduleVisit[] | undefined }) {
   const { t } = useTranslation('subjects');
   const { message } = App.useApp();
   const qc = useQueryClient();
@@ -208,8 +209,9 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
       {dialog === 'risk' ? <SubjectRiskDialog subject={s} onClose={() => setDialog(null)} /> : null}
       <Descriptions
         extra={
-          canUpdate || canRisk ? (
-            <Space>
+          <Space>
+              {/* issue 14: the casebook PDF (shown with crf:casebook:export) */}
+              <CasebookPrintButton ptsId={s.ptsId} ptsNo={s.ptsNo} visits={visits} />
               {canRisk ? (
                 <Button size="small" icon={<SafetyOutlined />} onClick={() => setDialog('risk')} data-testid="detail-risk">
                   {t('riskLevel')}
@@ -235,8 +237,7 @@ function SubjectHeader({ subject: s }: { subject: SubjectRow }) {
                   {t('statusChange.button')}
                 </Button>
               ) : null}
-            </Space>
-          ) : null
+          </Space>
         }
         size="small"
         column={{ xs: 1, sm: 2, lg: 4 }}

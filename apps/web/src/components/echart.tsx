@@ -1,7 +1,7 @@
 /**
  * A thin React wrapper of Apache ECharts: only the bar chart, grid, legend, tooltip and aria parts are registered
- * (echarts/core), and this file is imported by the signal report's lazy page only, so none of it reaches the main
- * bundle. The chart follows its container's size and is disposed with the component.
+ * (echarts/core), and this file is imported only by lazily loaded report pages (the signal report, /project/reports),
+ * so none of it reaches the main bundle. The chart follows its container's size and is disposed with the component.
  */
 import { useEffect, useRef, useState } from 'react';
 import { init, use, type ComposeOption, type ECharts } from 'echarts/core';
