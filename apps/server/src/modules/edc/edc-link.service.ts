@@ -143,7 +143,8 @@ export class EdcLinkService {
 
   /** POST /edc/link/list */
   async list(ctx: AuthedContext): Promise<EdcLinkRow[]> {
-    this.centreUser(ctx);
+    // other login types have nothing to link (the menu does not offer it): an empty list, not a refusal
+    if (ctx.loginType !== 1) return [];
     return (await this.memberConfigs(ctx.user.id)).map((x) => this.row(x));
   }
 
