@@ -199,6 +199,8 @@ describe('syncing', () => {
     for (const [i, no] of subjectsNo.entries()) expect(edc.value(no, { event: 'v1_arm_1' }, 'diabp')).toBe(String(90 + i));
     const errors = await api<EdcLogPage>('/edcLog/list', { runId: run.id, action: 'error', pageSize: 50 });
     expect(errors.body.data.totalCount).toBe(1);
+    // the failure in the starter's language, the technical detail after it
+    expect(errors.body.data.content[0]!.reason).toMatch(/^The EDC did not answer in time \(/);
   }, 120_000);
 
   it('a site user sees only their sites in the log; others cannot start syncs', async () => {

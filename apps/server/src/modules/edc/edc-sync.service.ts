@@ -23,13 +23,14 @@ import { crfInstances, crfValues, edcConfigs, edcLogs, edcSyncRecords, edcSyncRu
 import type { ProjectScopedContext } from '../../lib/context';
 import { AppError } from '../../lib/errors';
 import { translator } from '../../lib/i18n';
+import { groupBy } from '../../lib/group';
 import { reachesSite, siteScope } from '../../lib/site-scope';
 import { recordAudit, actorOf } from '../audit/audit.service';
 import type { JobContext, JobRunner } from '../jobs/job-runner';
 import { EdcTransportError, type EdcAdapter, type EdcExchange, type EdcRecord } from './adapters/adapter';
 import { canonicalValue, indexMapping, itemKey, syncableFields, type MappingDesign } from './edc-mapping';
 import { linkedSettings } from './edc-link.service';
-import { EdcService, problemView, runView, settingsOf, type AdapterFactory } from './edc.service';
+import { EdcService, problemView, runView, settingsOf, transportReason, type AdapterFactory } from './edc.service';
 
 export const EDC_SYNC_JOB = 'edc.sync';
 /** attempts after the first when the EDC cannot be reached (pg-boss retries with back-off) */
@@ -194,15 +195,15 @@ export class EdcSyncService {
         continue;
       }
       try {
-        await this.syncSubject(run, config, adapter, s, m, counts, t);
+        await this.syncSubject(run, config, adapter, s, m, counts, t, data.language);
       } catch (err) {
         if (!(err instanceof EdcTransportError)) throw err;
         const last = !jctx || jctx.attempt >= EDC_SYNC_RETRIES || err.kind === 'auth';
         if (last) {
-          await finish(EDC_SYNC_STATUS.failed, t('edc.runFailed', { reason: err.message }));
+          await finish(EDC_SYNC_STATUS.failed, t('edc.runFailed', { reason: transportReason(err, data.language) }));
           return;
         }
-        await this.db.update(edcSyncRuns).set({ counts, error: t('edc.runRetrying', { reason: err.message }) }).where(eq(edcSyncRuns.id, run.id));
+        await this.db.update(edcSyncRuns).set({ counts, error: t('edc.runRetrying', { reason: transportReason(err, data.language) }) }).where(eq(edcSyncRuns.id, run.id));
         throw err;
       }
       counts.subjects++;
@@ -220,6 +221,7 @@ export class EdcSyncService {
     m: { design: MappingDesign; by: ReturnType<typeof indexMapping> },
     counts: Counts,
     t: ReturnType<typeof translator>,
+    lang: Language,
   ): Promise<void> {
     const prepared = await this.prepare(config, s, m);
     counts.records += prepared.length;
@@ -284,7 +286,8 @@ export class EdcSyncService {
         }
       });
     } catch (err) {
-      const reason = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+      // (only the EDC's failures are logged as such; anything else is ours and goes up as it is)
+      const reason = transportReason(err, lang).slice(0, 1000);
       const ex = err instanceof EdcTransportError ? err.exchange : exchanges.at(-1);
       await this.db.transaction(async (tx) => {
         await tx
@@ -324,12 +327,13 @@ export class EdcSyncService {
     const visitById = new Map(m.design.visits.map((v) => [v.id, v]));
     const formById = new Map(m.design.forms.map((f) => [f.id, f]));
     const out: Prepared[] = [];
+    const valsOf = groupBy(vals, (v) => v.instanceId);
     for (const i of inst) {
       const form = formById.get(i.formId);
       const visit = visitById.get(i.visitId);
       const fm = form ? m.by.form.get(form.code) : undefined;
       if (!form || !visit || !fm) continue;
-      const values = new Map(vals.filter((v) => v.instanceId === i.id).map((v) => [v.variable, v.value?.v]));
+      const values = new Map((valsOf.get(i.id) ?? []).map((v) => [v.variable, v.value?.v]));
       const items: EdcRecord['items'] = [];
       const locals: Record<string, string> = {};
       const groups = new Map<string, number>();

@@ -34,7 +34,7 @@ import { fieldError } from '../../lib/validate';
 import { likeOf } from '../../lib/sql';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { decryptSecret, encryptSecret } from '../sources/secret-box';
-import type { EdcAdapter, EdcSettings, EdcTargetItem } from './adapters/adapter';
+import { EdcTransportError, type EdcAdapter, type EdcSettings, type EdcTargetItem } from './adapters/adapter';
 import { indexMapping, itemKey, mappingProblems, proposeMapping, syncableFields, type MappingDesign, type MappingEntry, type Problem } from './edc-mapping';
 
 export type AdapterFactory = (settings: EdcSettings) => EdcAdapter;
@@ -51,6 +51,16 @@ export function settingsOf(c: ConfigRow): EdcSettings {
     secret: decryptSecret(c.secretEnc) ?? '',
     timeoutMs: c.timeoutMs,
   };
+}
+
+/**
+ * Why the EDC could not be used, in the user's language: the kind of failure (timeout, refused credentials, HTTP
+ * error …) translated, with the EDC's own words or the technical detail after it. Errors that are not the EDC's are
+ * rethrown (they are ours, and become an internal error with its reference).
+ */
+export function transportReason(err: unknown, lang: Language): string {
+  if (!(err instanceof EdcTransportError)) throw err;
+  return translator(lang)(`edc.transport.${err.kind}`, { detail: err.message });
 }
 
 /** A problem in the request's language. */
@@ -166,8 +176,9 @@ export class EdcService {
       const ex = await this.adapterFor(settingsOf(c)).test();
       return { ok: true, message: t('edc.test.ok'), httpStatus: ex.httpStatus ?? null, ms: ex.ms };
     } catch (err) {
-      const e = err as Error & { kind?: string; exchange?: { httpStatus?: number } };
-      return { ok: false, message: t('edc.test.failed', { reason: e.message }), httpStatus: e.exchange?.httpStatus ?? null, ms: Date.now() - started };
+      const reason = transportReason(err, ctx.language);
+      const e = err as EdcTransportError;
+      return { ok: false, message: t('edc.test.failed', { reason }), httpStatus: e.exchange?.httpStatus ?? null, ms: Date.now() - started };
     }
   }
 
@@ -179,7 +190,7 @@ export class EdcService {
     try {
       items = await this.adapterFor(settingsOf(c)).itemList();
     } catch (err) {
-      throw new AppError('EDC_TARGET', { reason: (err as Error).message });
+      throw new AppError('EDC_TARGET', { reason: transportReason(err, ctx.language) });
     }
     const at = new Date();
     await this.db.transaction(async (tx) => {

@@ -22,6 +22,7 @@ import { crfInstances, crfValueHistory, crfValues, designVersions, forms, projec
 import { AppError } from '../../../lib/errors';
 import { translator } from '../../../lib/i18n';
 import { reachesSite } from '../../../lib/site-scope';
+import { groupBy } from '../../../lib/group';
 import { rowsOf } from '../../../lib/sql';
 import type { ExportKindDef, GenerateInput, ReportProgress } from '../exports.types';
 
@@ -194,15 +195,20 @@ async function generateOdm(input: GenerateInput<StudyExportRequest>, out: Writab
   let done = 0;
   async function* subjectsOf(): AsyncGenerator<OdmSubject> {
     for await (const page of subjectPages(input.db, scope, audit)) {
+      // the page's rows by subject and instance, once (not a scan of the page per subject and form)
+      const instOf = groupBy(page.inst, (i) => i.subjectId);
+      const valsOf = groupBy(page.vals, (v) => v.instanceId);
+      const histOf = groupBy(page.history, (h) => h.instanceId);
+      const unschedOf = groupBy(page.unscheduled, (u) => `${u.subjectId}:${u.visitId}`);
       for (const s of page.subs) {
-        const mine = page.inst.filter((i) => i.subjectId === s.id);
+        const mine = instOf.get(s.id) ?? [];
         const events = new Map<string, OdmSubject['events'][number]>();
         for (const i of mine) {
           const form = formById.get(i.formId);
           const visit = d.visits.get(i.visitId);
           if (!form || !visit) continue;
-          const values = Object.fromEntries(page.vals.filter((v) => v.instanceId === i.id).map((v) => [v.variable, v.value?.v]));
-          const last = page.history.filter((h) => h.instanceId === i.id);
+          const values = Object.fromEntries((valsOf.get(i.id) ?? []).map((v) => [v.variable, v.value?.v]));
+          const last = histOf.get(i.id) ?? [];
           const groups = formItemGroups(form.definition, values, {
             ...(audit
               ? {
@@ -214,7 +220,7 @@ async function generateOdm(input: GenerateInput<StudyExportRequest>, out: Writab
               : {}),
           });
           if (!groups.length) continue;
-          const repeat = visit.unscheduled ? page.unscheduled.filter((u) => u.subjectId === s.id && u.visitId === i.visitId).findIndex((u) => u.id === i.unscheduledId) + 1 || 1 : undefined;
+          const repeat = visit.unscheduled ? (unschedOf.get(`${s.id}:${i.visitId}`) ?? []).findIndex((u) => u.id === i.unscheduledId) + 1 || 1 : undefined;
           const key = `${visit.code}:${repeat ?? ''}`;
           let e = events.get(key);
           if (!e) events.set(key, (e = { eventOid: odmOid.event(visit.code), ...(repeat ? { repeatKey: String(repeat) } : {}), forms: [] }));
@@ -395,8 +401,9 @@ async function generateDatasetJson(input: GenerateInput<StudyExportRequest>, out
     after = rows.at(-1)!.id;
     const vals = await input.db.select({ instanceId: crfValues.instanceId, variable: crfValues.variable, value: crfValues.value }).from(crfValues).where(inArray(crfValues.instanceId, rows.map((r) => r.id)));
     let chunk = '';
+    const valsOf = groupBy(vals, (v) => v.instanceId);
     for (const r of rows) {
-      const values = new Map(vals.filter((v) => v.instanceId === r.id).map((v) => [v.variable, v.value?.v]));
+      const values = new Map((valsOf.get(r.id) ?? []).map((v) => [v.variable, v.value?.v]));
       const cells = fields.map((f) => {
         const v = values.get(f.variable);
         if (v === null || v === undefined || v === '') return null;

@@ -6,22 +6,11 @@ import { useTranslation } from 'react-i18next';
 import type { SyncCenterStatusRow } from '@esource/shared';
 import { edcSitesQuery } from '../api/edc-api';
 import { StackedBar, fmtTime } from './sync-bits';
-import type { useStartSync } from './use-start-sync';
+import type { SyncTabProps } from './use-start-sync';
 
-type Scope = { env: string; projectId: number | null };
 
 /** Per site: subjects, completed forms and their states at the EDC as a stacked bar, the last sync; sync a site or the study. */
-export function SitesTab({
-  scope,
-  poll,
-  canExecute,
-  start,
-}: {
-  scope: Scope;
-  poll: boolean;
-  canExecute: boolean;
-  start: ReturnType<typeof useStartSync>;
-}) {
+export function SitesTab({ scope, poll, canExecute, start }: SyncTabProps) {
   const { t } = useTranslation('edc');
   const q = useQuery(edcSitesQuery(scope, poll));
   const rows = q.data ?? [];

@@ -9,9 +9,9 @@ import { PagedTable, usePaging } from '../../../components/paged-table';
 import { SiteFilter } from '../../subjects';
 import { edcSubjectFormsQuery, edcSubjectsQuery, type SubjectFilters } from '../api/edc-api';
 import { SyncStatusTag, fmtTime } from './sync-bits';
-import type { useStartSync } from './use-start-sync';
+import type { SyncTabProps } from './use-start-sync';
 
-type Scope = { env: string; projectId: number | null };
+type Scope = SyncTabProps['scope'];
 
 /** One subject's completed forms at the EDC (the row's expansion). */
 function SubjectForms({ scope, ptsId, poll }: { scope: Scope; ptsId: number; poll: boolean }) {
@@ -90,17 +90,7 @@ function SubjectForms({ scope, ptsId, poll }: { scope: Scope; ptsId: number; pol
 }
 
 /** Subjects with their forms' sync states: filters, 50/100/200 paging, each row opens its forms; sync one subject. */
-export function SubjectsTab({
-  scope,
-  poll,
-  canExecute,
-  start,
-}: {
-  scope: Scope;
-  poll: boolean;
-  canExecute: boolean;
-  start: ReturnType<typeof useStartSync>;
-}) {
+export function SubjectsTab({ scope, poll, canExecute, start }: SyncTabProps) {
   const { t } = useTranslation('edc');
   const paging = usePaging();
   const { pageNumber, pageSize } = paging;

@@ -50,3 +50,13 @@ export function useStartSync(onStarted: (run: EdcRunView) => void) {
     });
   };
 }
+
+/** What the sync tabs (sites, subjects) are given by the page. */
+export interface SyncTabProps {
+  scope: { env: string; projectId: number | null };
+  /** a run is pending or syncing: the lists are polled */
+  poll: boolean;
+  /** edc:sync:execute */
+  canExecute: boolean;
+  start: ReturnType<typeof useStartSync>;
+}
