@@ -15,6 +15,7 @@
 import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import ExcelJS from 'exceljs';
+import { sheetDrained } from '../apps/server/src/lib/xlsx-backpressure';
 import { odmClinicalChunks, type OdmSubject } from '../packages/interop/src/odm';
 
 const SUBJECTS = Number(process.env.SUBJECTS ?? 100_000);
@@ -88,8 +89,8 @@ async function xlsx() {
     const ws = wb.addWorksheet(`F${f}`);
     ws.addRow(['Subject', 'Site', 'Visit', 'Repeat', 'Status', ...Array.from({ length: perForm }, (_, i) => `IT${i}`)]).commit();
     for (let s = 1; s <= SUBJECTS; s++) {
-      // the export reads a page of 500 instances from the database between batches: the streams drain meanwhile
-      if (s % 500 === 0) await new Promise((r) => setImmediate(r));
+      // the export writes a page of 500 instances, then waits for the zip to take it (as study-exports.ts does)
+      if (s % 500 === 0) await sheetDrained(ws);
       ws.addRow([`S-${s}`, String((s % 20) + 1), 'V1', 1, 'Completed', ...Array.from({ length: perForm }, (_, i) => (i % 3 === 0 ? 100 + ((s * 7 + i) % 80) : i % 3 === 1 ? '2026-11-02' : `text ${s % 97}`))]).commit();
     }
     ws.commit();

@@ -30,6 +30,7 @@ import { reachesSite } from '../../lib/site-scope';
 import { AppError, type FieldProblem } from '../../lib/errors';
 import { cellText, formatTime, normHeader, readXlsxRows, safeRow } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
+import { sheetDrained } from '../../lib/xlsx-backpressure';
 import { parseRow } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { SubjectsService } from './subjects.service';
@@ -180,6 +181,8 @@ export function streamSubjectExport(
         };
         ws.addRow(safeRow(row)).commit();
       }
+      // wait for the zip (and the download) to take the page before reading the next
+      await sheetDrained(ws);
     }
     ws.commit();
     await wb.commit();

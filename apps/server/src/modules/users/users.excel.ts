@@ -8,6 +8,7 @@ import { LANGUAGES, USER_IMPORT_COLUMNS, USER_IMPORT_LIMITS, type Language, type
 import { AppError } from '../../lib/errors';
 import { cellText, formatTime, normHeader, readXlsxRows, safeRow } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
+import { sheetDrained } from '../../lib/xlsx-backpressure';
 import type { UserListRecord } from './users.repo';
 
 /** Columns an import row must have; the others may be left out of the sheet. */
@@ -146,6 +147,7 @@ export function streamUserExport(lang: Language, timeZone: string, batches: Asyn
           createTime: formatTime(u.createdAt, timeZone),
         })).commit();
       }
+      await sheetDrained(ws);
     }
     ws.commit();
     await wb.commit();

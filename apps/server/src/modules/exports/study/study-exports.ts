@@ -14,6 +14,7 @@
 import type { Writable } from 'node:stream';
 import { and, asc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
+import { sheetDrained } from '../../../lib/xlsx-backpressure';
 import { z } from 'zod';
 import { formItemGroups, odmClinicalChunks, odmOid, type OdmSubject } from '@esource/interop';
 import { LANGUAGES, formFields, idSchema, type FieldComponent, type FormDefinition } from '@esource/shared';
@@ -319,6 +320,8 @@ async function generateXlsx(input: GenerateInput<StudyExportRequest>, out: Writa
         const values = byInst.get(r.id);
         ws.addRow([r.ptsNo, r.siteNo, visit ? (en && visit.nameEn) || visit.name : '', r.unscheduledId ? `${r.repeatNo} (U${r.unscheduledId})` : r.repeatNo, status(r.status), ...fields.map((f) => shown(f, values?.get(f.variable), en))]).commit();
       }
+      // wait for the zip to take this page before reading the next (exceljs does not: see xlsx-backpressure.ts)
+      await sheetDrained(ws);
       done += rows.length;
       await report(done, total);
     }
