@@ -65,13 +65,13 @@ test('admin creates a role with permissions from the tree, changes them, and the
   await node(tree, 'System log').locator('.ant-tree-checkbox').click();
   await node(tree, 'System').locator('.ant-tree-switcher').click();
   await node(tree, 'Users').locator('.ant-tree-checkbox').click();
-  await expect(dlg).toContainText('14 of');
+  await expect(dlg).toContainText('16 of');
   await shot(page, 'admin-role-dialog-en_US.png');
   await dlg.locator('.ant-modal-footer .ant-btn-primary').click();
   await expect(dlg).toBeHidden();
   const row = page.getByTestId('roles-table').locator('tr').filter({ hasText: CODE });
   await expect(row).toContainText('System · 8', { timeout: 20_000 });
-  await expect(row).toContainText('System log · 6');
+  await expect(row).toContainText('System log · 8');
   await shot(page, 'admin-roles-en_US.png');
 
   // change: users out, roles in
@@ -129,6 +129,52 @@ test('admin creates a role with permissions from the tree, changes them, and the
   await page.getByTestId('tab-login').click();
   await expect(page.getByTestId('login-log').getByTestId('audit-table')).toContainText('Login');
   await shot(page, 'admin-login-log-en_US.png');
+  expect(untranslatedKeys(await visibleText(page))).toEqual([]);
+});
+
+test('the authorisation log shows the role change; the login log shows a coordinator entering and leaving the project', async ({
+  browser,
+  page,
+  request,
+}) => {
+  // a coordinator enters the demo study in the browser, then logs out (which leaves it)
+  const crcContext = await browser.newContext();
+  const crcPage = await crcContext.newPage();
+  const crc = await apiLogin(request, 'crc1', 3, 'site');
+  await openLoggedIn(crcPage, crc, 'site');
+  const entered = crcPage.waitForRequest((r) => r.url().endsWith('/api/audit/log/login/inProInfo'));
+  await enterDemoProject(crcPage);
+  await entered;
+  await crcPage.getByTestId('user-dropdown').click();
+  await crcPage.getByTestId('user-menu-logout').click();
+  const left = crcPage.waitForRequest((r) => r.url().endsWith('/api/audit/log/login/outProInfo'));
+  await crcPage.locator('.logout-confirm .ant-modal').getByRole('button', { name: 'Log out' }).click();
+  await left;
+  await crcContext.close();
+
+  const s = await apiLogin(request, 'admin', 1, 'main');
+  await openLoggedIn(page, s, 'main', '/system/authLog');
+  // the authorisation log: the role of the first journey, changed, with old and new permissions
+  const auth = page.getByTestId('auth-log');
+  await expect(auth.getByTestId('audit-table')).toBeVisible({ timeout: 30_000 });
+  await pick(page, 'audit-event', 'Role updated');
+  await auth.getByTestId('audit-search').click();
+  const permRow = auth.getByTestId('audit-table').locator('tbody tr').filter({ hasText: 'Permissions' }).first();
+  await expect(permRow).toContainText('Role updated');
+  await expect(permRow).toContainText('System Admin');
+  await shot(page, 'admin-auth-log-en_US.png');
+  const download = page.waitForEvent('download');
+  await auth.getByTestId('audit-export').click();
+  expect((await download).suggestedFilename()).toMatch(/^authorisation-log-.*\.xlsx$/);
+
+  // the login log: the coordinator's entry into DEMO-001 and departure
+  await page.getByTestId('tab-login').click();
+  const login = page.getByTestId('login-log');
+  await expect(login.getByTestId('audit-table')).toBeVisible();
+  const rows = login.getByTestId('audit-table').locator('tbody tr').filter({ hasText: 'Amy Coordinator' });
+  await expect(rows.filter({ hasText: 'Entered project' }).first()).toContainText('DEMO-001');
+  await expect(rows.filter({ hasText: 'Left project' }).first()).toContainText('DEMO-001');
+  await shot(page, 'admin-login-log-projects-en_US.png');
   expect(untranslatedKeys(await visibleText(page))).toEqual([]);
 });
 

@@ -95,7 +95,8 @@ describe('authorization matrix', () => {
       }
     }
     expect(checked).toBe(DEMO_USERS.length * s.routes.filter((x) => !('public' in x.guard)).length);
-  });
+    // every route × every demo user (about 2,500 calls): more than the default minute on a loaded 2-core machine
+  }, 300_000);
 
   it("refuses eCRF form values and history to the AE reviewer (crf:result:query), not to the site and data roles", async () => {
     const ae = DEMO_ROLES.find((r) => r.code === 'AE')!;
@@ -125,5 +126,6 @@ describe('authorization matrix', () => {
         }
       }
     }
-  });
+    // every project and site route, twice per user: like the matrix above, more than a minute under load
+  }, 300_000);
 });

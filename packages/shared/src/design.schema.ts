@@ -369,3 +369,52 @@ export const designExportFile = z
     });
   });
 export type DesignExportFile = z.infer<typeof designExportFile>;
+
+/** POST /crf/form/listByEnabledVersionAndStage: forms of the version in force, those of one stage's visits when named. */
+export const formsByStageRequest = z.object({ stageId: z.preprocess((v) => (v === '' ? undefined : v), idSchema.optional()) });
+export const formsByStage = z.object({ version: versionRow.nullable(), forms: z.array(formRow) });
+
+/**
+ * POST /crf/form/checkHaveMaster: whether a form of a version not yet in force has a master — the form with the same
+ * code in the newest version published to UAT or PRO, which subjects' data already follow.
+ */
+export const formMasterRequest = z.object({ formId: idSchema });
+export const formMaster = z.object({
+  hasMaster: z.boolean(),
+  master: z.object({ formId: z.number().int(), versionId: z.number().int(), versionNo: z.number().int(), versionName: z.string(), publishedEnvs: z.array(z.string()) }).nullable(),
+});
+
+/** GET /crf/form/item/list: a form's items in order (those inside tables too), as pickers and mappings need them. */
+export const formItemListQuery = z.object({ formId: idSchema });
+export const formItemRow = z.object({
+  variable: z.string(),
+  type: z.string(),
+  label: z.string(),
+  labelEn: z.string().nullable(),
+  unit: z.string().nullable(),
+  required: z.boolean(),
+  hidden: z.boolean(),
+  /** the label of the table the item sits in, if any */
+  table: z.string().nullable(),
+  options: z.array(z.object({ value: z.string(), label: z.string(), labelEn: z.string().nullable() })),
+});
+export type FormItemRow = z.infer<typeof formItemRow>;
+
+/**
+ * POST /crf/form/item/saveBatch (JSON): change the texts and flags of several items of a form of an editable
+ * version at once (label, English label, unit, required, hidden); the form is saved through the form save with its
+ * lockVersion, so every rule and the audit apply, all or nothing.
+ */
+export const formItemPatch = z.object({
+  variable: z.string().min(1).max(40),
+  label: z.string().min(1).max(100).optional(),
+  labelEn: z.string().max(100).optional(),
+  unit: z.string().max(20).optional(),
+  required: z.boolean().optional(),
+  hidden: z.boolean().optional(),
+});
+export const formItemSaveBatch = z.object({
+  formId: idSchema,
+  lockVersion: idSchema,
+  items: z.array(formItemPatch).min(1).max(1000),
+});

@@ -19,6 +19,8 @@ export const PERMISSION_TREE = {
     'audit-track': ['query', 'export'],
     'audit-supervise-log': ['query', 'export'],
     'login-log': ['query', 'export'],
+    /** the authorisation log (spec §7 /auth/log/page and exportExcel): changes of roles, permissions, groups, memberships */
+    'auth-log': ['query', 'export'],
   },
   apply: {
     pass: ['query'],

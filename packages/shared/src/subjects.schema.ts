@@ -155,3 +155,39 @@ export const visitQueryTally = queryTally.extend({ visitId: z.number().int(), un
 export type VisitQueryTally = z.infer<typeof visitQueryTally>;
 export const subjectIdQuery = z.object({ ptsId: idSchema });
 
+
+/**
+ * POST /project/manage/nextPts: the subjects before and after `ptsId` in the subject list's order, with its filters
+ * (the "previous / next subject" buttons of the subject page).
+ */
+export const subjectNeighboursRequest = subjectListRequest.omit({ pageNumber: true, pageSize: true }).extend({ ptsId: idSchema });
+export const subjectNeighbour = z.object({ ptsId: z.number().int(), ptsNo: z.string() });
+export type SubjectNeighbour = z.infer<typeof subjectNeighbour>;
+export const subjectNeighbours = z.object({ prev: subjectNeighbour.nullable(), next: subjectNeighbour.nullable() });
+
+/** POST /project/manage/listPa: live subjects for pickers, by number or initials (at most 50). */
+export const subjectPickerRequest = z.object({
+  keyword: z.preprocess(blank, z.string().max(50).optional()),
+  siteId: z.preprocess(blank, idSchema.optional()),
+  limit: intSchema(1, 50).default(20),
+});
+export const subjectPickerRow = z.object({
+  ptsId: z.number().int(),
+  ptsNo: z.string(),
+  initials: z.string().nullable(),
+  status: z.number().int(),
+  siteId: z.number().int(),
+  siteNo: z.string(),
+  siteName: z.string(),
+});
+export type SubjectPickerRow = z.infer<typeof subjectPickerRow>;
+
+/** POST /project/manage/read: one subject, as GET getPtsByProIdAndPtsId answers (a full read of identifiers audited). */
+export const subjectReadRequest = z.object({ ptsId: idSchema });
+
+/**
+ * POST /followUp/exists (JSON): whether the subject has follow-up records — saved forms of a visit after its
+ * first — in this visit when one is named. `count` is how many such form instances there are.
+ */
+export const followUpExistsRequest = z.object({ ptsId: idSchema, visitId: idSchema.optional() });
+export const followUpExists = z.object({ exists: z.boolean(), count: z.number().int() });

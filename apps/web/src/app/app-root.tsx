@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { I18nextProvider } from 'react-i18next';
 import { RouterProvider } from 'react-router';
-import { useSession } from '../features/session';
+import { useSession, watchProjectVisits } from '../features/session';
 import { i18n, setLanguage } from '../i18n/i18n';
 import { ApiBridge } from './api-bridge';
 import type { AppRouter } from './router';
@@ -22,6 +22,8 @@ export function AppRoot({ router, queryClient }: { router: AppRouter; queryClien
     if (!first.current) void queryClient.invalidateQueries();
     first.current = false;
   }, [language, queryClient]);
+  // the login log's project entries and departures (inProInfo / outProInfo)
+  useEffect(() => watchProjectVisits(), []);
   return (
     <I18nextProvider i18n={i18n}>
       <QueryClientProvider client={queryClient}>

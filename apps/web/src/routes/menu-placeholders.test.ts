@@ -36,7 +36,7 @@ describe('side menu entries', () => {
 
   it('covers the system administration entries', () => {
     const ids = leaves.map((l) => l.id);
-    for (const id of ['userSys', 'roleSys', 'permissionGroup', 'orgDict', 'deptDict', 'auditTrack', 'superviseLog', 'loginLog']) {
+    for (const id of ['userSys', 'roleSys', 'permissionGroup', 'orgDict', 'deptDict', 'auditTrack', 'superviseLog', 'loginLog', 'authLog']) {
       expect(ids).toContain(id);
     }
   });
@@ -52,7 +52,7 @@ describe('side menu entries', () => {
     const userSys = (await page('userSys')()).default;
     for (const id of ['roleSys', 'permissionGroup', 'orgDict', 'deptDict']) expect((await page(id)()).default).toBe(userSys);
     const audit = (await page('auditTrack')()).default;
-    for (const id of ['superviseLog', 'loginLog']) expect((await page(id)()).default).toBe(audit);
+    for (const id of ['superviseLog', 'loginLog', 'authLog']) expect((await page(id)()).default).toBe(audit);
     // loading two whole pages (and their antd imports) takes seconds when the cores are shared
   }, 60_000);
 });

@@ -53,6 +53,7 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   auditTrack,
   superviseLog: auditTrack,
   loginLog: auditTrack,
+  authLog: auditTrack,
   // module 9
   centerApply: () => import('../features/center-apply/pages/center-apply-page'),
   // module 1 inside a project

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import ExcelJS from 'exceljs';
 import type { FastifyReply } from 'fastify';
-import { and, asc, count, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lte, or, type SQL } from 'drizzle-orm';
 import { auditLogPage, auditLogQuery, intSchema, userPickerRow, type Language } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import type { AppDeps } from '../../app-deps';
@@ -13,9 +13,9 @@ import { auditEvents } from '../../db/schema';
 import { translator } from '../../lib/i18n';
 import { safeRow } from '../../lib/excel';
 import type { Db } from '../../db/client';
-import { projectEventNames, projectTrail, projectTrailUsers } from './audit.service';
 import { offsetOf, pageOf } from '../../lib/page';
-import type { AuthedContext } from '../../lib/context';
+import type { AuthedContext, ProjectScopedContext } from '../../lib/context';
+import { actorOf, projectEventNames, projectTrail, projectTrailUsers, recordAudit } from './audit.service';
 import { presentAuditRows, type AuditViewer } from './audit.present';
 
 type Query = z.output<typeof auditLogQuery>;
@@ -33,7 +33,26 @@ function labelled(lang: Language, actions: string[]) {
 }
 /** At most this many rows go into one export file. */
 export const AUDIT_EXPORT_MAX = 100_000;
-export const LOGIN_ACTIONS = ['login.success', 'login.failure', 'logout'] as const;
+/** The login log: logins, failed logins, logouts, and entering and leaving a project (inProInfo / outProInfo). */
+export const LOGIN_ACTIONS = ['login.success', 'login.failure', 'logout', 'project.enter', 'project.leave'] as const;
+/**
+ * The authorisation log (spec §7 /auth/log/page): every change of who may do what. Roles and their permissions,
+ * permission groups (login windows, reviewer), project membership (role and sites, status), and of a user's own
+ * record only the fields that grant access (login types, system role, permission group) and its status.
+ */
+export const AUTH_ACTIONS = [
+  'role.add', 'role.update', 'role.delete',
+  'group.add', 'group.update', 'group.delete',
+  'member.add', 'member.invite', 'member.update', 'member.status',
+  'user.add', 'user.update', 'user.status',
+  'centerApply.review',
+] as const;
+const AUTH_USER_FIELDS = ['loginTypes', 'systemRoleId', 'permissionGroupId', 'status'];
+const authTrail = (): SQL =>
+  or(
+    inArray(auditEvents.action, AUTH_ACTIONS.filter((a) => a !== 'user.add' && a !== 'user.update')),
+    and(inArray(auditEvents.action, ['user.add', 'user.update']), inArray(auditEvents.field, AUTH_USER_FIELDS)),
+  )!;
 
 /** Who reads a trail: system screens are checked against the system role alone, project screens against both. */
 const systemViewer = (ctx: AuthedContext): AuditViewer => ({ language: ctx.language, pms: ctx.systemPms });
@@ -63,12 +82,12 @@ async function page(db: Db, viewer: AuditViewer, where: SQL | undefined, q: Quer
   return pageOf(q, total?.n ?? 0, await presentAuditRows(db, viewer, rows));
 }
 
-async function exportXlsx(db: Db, viewer: AuditViewer, where: SQL | undefined, reply: FastifyReply, fileName: string) {
+async function exportXlsx(db: Db, viewer: AuditViewer, where: SQL | undefined, reply: FastifyReply, fileName: string, sheetKey = 'audit.sheet') {
   const lang: Language = viewer.language;
   const t = translator(lang);
   const rows = await db.select().from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(AUDIT_EXPORT_MAX);
   const wb = new ExcelJS.Workbook();
-  const ws = wb.addWorksheet(t('audit.sheet'));
+  const ws = wb.addWorksheet(t(sheetKey));
   // the readable columns first (what a monitor reads), the technical ones after
   ws.columns = [
     { header: t('audit.time'), key: 'time', width: 24 },
@@ -126,12 +145,81 @@ async function exportXlsx(db: Db, viewer: AuditViewer, where: SQL | undefined, r
 
 const stamp = () => new Date().toISOString().slice(0, 10);
 
+/** Records that the caller entered or left the open project (environment included): one audited event. */
+async function projectVisit(db: Db, ctx: ProjectScopedContext, action: 'project.enter' | 'project.leave'): Promise<null> {
+  await db.transaction((tx) =>
+    recordAudit(tx, actorOf(ctx), [{ action, entity: 'project', entityId: ctx.project.id, projectId: ctx.project.id, newValue: ctx.project.no }]),
+  );
+  return null;
+}
+
 export function auditRoutes({ database }: AppDeps): RouteSpec[] {
   const db = database.db;
   const systemGuard = { permission: { anyOf: ['syslog:audit-track:query', 'syslog:audit-supervise-log:query'] }, scope: 'system' } as const;
   const projectGuard = { permission: { anyOf: ['syslog:audit-supervise-log:query', 'prolog:audit-action:query'] }, scope: 'project' } as const;
   const loginGuard = { permission: { anyOf: ['syslog:login-log:query', 'syslog:audit-track:query'] }, scope: 'system' } as const;
+  const authGuard = { permission: { anyOf: ['syslog:auth-log:query', 'syslog:audit-track:query'] }, scope: 'system' } as const;
   return [
+    // entering and leaving a project (spec §7 login/inProInfo, login/outProInfo): the web app reports both; any
+    // member of the project may, and only for the project its own request is in (the proid header)
+    defineRoute({
+      method: 'POST',
+      url: '/audit/log/login/inProInfo',
+      guard: { permission: 'any', scope: 'project' },
+      summary: 'Records that the caller entered the open project (login log)',
+      tags: ['audit'],
+      response: z.null(),
+      handler: ({ ctx }) => projectVisit(db, ctx, 'project.enter'),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/audit/log/login/outProInfo',
+      guard: { permission: 'any', scope: 'project' },
+      summary: 'Records that the caller left the open project (login log)',
+      tags: ['audit'],
+      response: z.null(),
+      handler: ({ ctx }) => projectVisit(db, ctx, 'project.leave'),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/audit/log/login/eventNameList',
+      guard: loginGuard,
+      summary: 'Events of the login log (for its event filter)',
+      tags: ['audit'],
+      response: z.array(eventOption),
+      handler: ({ ctx }) => Promise.resolve(labelled(ctx.language, [...LOGIN_ACTIONS])),
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/auth/log/page',
+      guard: authGuard,
+      summary: 'Authorisation log: changes of roles, permissions, permission groups and memberships, old and new',
+      tags: ['audit'],
+      body: auditLogQuery,
+      response: auditLogPage,
+      handler: ({ ctx, body }) => page(db, systemViewer(ctx), and(authTrail(), ...filters(body)), body),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/auth/log/exportExcel',
+      guard: { permission: { anyOf: ['syslog:auth-log:export', 'syslog:audit-track:export'] }, scope: 'system' },
+      summary: 'Authorisation log as Excel',
+      tags: ['audit'],
+      query: exportQuery,
+      response: z.null(),
+      raw: true,
+      handler: ({ ctx, query, reply }) =>
+        exportXlsx(db, systemViewer(ctx), and(authTrail(), ...filters(query)), reply, `auth-log-${stamp()}.xlsx`, 'audit.sheetAuth'),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/auth/log/eventNameList',
+      guard: authGuard,
+      summary: 'Events of the authorisation log (for its event filter)',
+      tags: ['audit'],
+      response: z.array(eventOption),
+      handler: ({ ctx }) => Promise.resolve(labelled(ctx.language, [...AUTH_ACTIONS])),
+    }),
     defineRoute({
       method: 'GET',
       url: '/audit/log/eventNameList',

@@ -4,10 +4,15 @@
  * audited with old and new values in the same transaction.
  */
 import { and, asc, count, desc, eq, inArray, max, ne, sql } from 'drizzle-orm';
-import { formFields, type DesignExportFile, type FormDefinition, type FormRow, type VersionRow, type VisitRow } from '@esource/shared';
+import { formDefinition, formFields, type DesignExportFile, type FieldComponent, type FormDefinition, type FormItemRow, type FormRow, type VersionRow, type VisitRow } from '@esource/shared';
+import type { z } from 'zod';
+import type { formItemPatch } from '@esource/shared';
+
+type FormItemPatch = z.output<typeof formItemPatch>;
 import type { Db, Tx } from '../../db/client';
 import { designVersions, forms, stages, visitForms, visits } from '../../db/schema';
 import { AppError } from '../../lib/errors';
+import { fieldError, parseInput } from '../../lib/validate';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, diffEntries, recordAudit } from '../audit/audit.service';
 import { refreshVersionProgress } from '../subjects/subjects.service';
@@ -450,6 +455,94 @@ export class DesignService {
       return v!.id;
     });
     return (await this.versions(ctx)).find((x) => x.id === id)!;
+  }
+
+  /** The version in force in the request's environment: the newest published to it (DEV: the newest version). */
+  private async enabledVersion(ctx: ProjectScopedContext): Promise<VersionRow | null> {
+    const list = await this.versions(ctx);
+    return (ctx.env === 'DEV' ? list[0] : list.find((x) => x.publishedEnvs.includes(ctx.env))) ?? null;
+  }
+
+  /** Forms of the version in force (POST /crf/form/listByEnabledVersionAndStage), of one stage's visits when named. */
+  async enabledForms(ctx: ProjectScopedContext, stageId: number | undefined): Promise<{ version: VersionRow | null; forms: FormRow[] }> {
+    const v = await this.enabledVersion(ctx);
+    if (!v) return { version: null, forms: [] };
+    const all = await this.formsOf(ctx, v.id);
+    if (!stageId) return { version: v, forms: all };
+    const [stage] = await this.db.select().from(stages).where(and(eq(stages.id, stageId), eq(stages.versionId, v.id)));
+    if (!stage) throw new AppError('NOT_FOUND', { entity: 'stage' });
+    const used = new Set((await this.visits(this.db, v.id)).filter((x) => x.stageId === stageId).flatMap((x) => x.formIds));
+    return { version: v, forms: all.filter((f) => used.has(f.id)) };
+  }
+
+  /**
+   * The master of a form (POST /crf/form/checkHaveMaster): the form with the same code in the newest version
+   * published to UAT or PRO other than the form's own — what subjects' data follow while this one is edited.
+   */
+  async formMaster(ctx: ProjectScopedContext, formId: number) {
+    const f = await this.form(ctx, formId);
+    const published = (await this.versions(ctx)).filter((x) => x.id !== f.versionId && x.publishedEnvs.length > 0);
+    for (const v of published) {
+      const [m] = await this.db.select({ id: forms.id }).from(forms).where(and(eq(forms.versionId, v.id), eq(forms.code, f.code)));
+      if (m) return { hasMaster: true, master: { formId: m.id, versionId: v.id, versionNo: v.versionNo, versionName: v.name, publishedEnvs: v.publishedEnvs } };
+    }
+    return { hasMaster: false, master: null };
+  }
+
+  /** A form's items in order, those inside tables too (GET /crf/form/item/list). */
+  async formItems(ctx: ProjectScopedContext, formId: number): Promise<FormItemRow[]> {
+    const f = await this.form(ctx, formId);
+    const out: FormItemRow[] = [];
+    const push = (c: FieldComponent, table: string | null) =>
+      out.push({
+        variable: c.variable,
+        type: c.type,
+        label: c.label,
+        labelEn: c.labelEn ?? null,
+        unit: c.unit ?? null,
+        required: c.required ?? false,
+        hidden: c.hidden ?? false,
+        table,
+        options: (c.options ?? []).map((o) => ({ value: o.value, label: o.label, labelEn: o.labelEn ?? null })),
+      });
+    for (const c of f.definition.components) {
+      if (c.type !== 'table') push(c, null);
+      else for (const cell of [...c.cells].sort((a, b) => a.row - b.row || a.col - b.col)) if (cell.component) push(cell.component, c.label || null);
+    }
+    return out;
+  }
+
+  /**
+   * Changes several items of a form at once (POST /crf/form/item/saveBatch): texts, unit and flags; an unknown
+   * variable is refused naming it. Saved through saveForm: the version must be editable, the lockVersion current,
+   * and the whole definition passes the form rules again; one audited change.
+   */
+  async saveFormItems(ctx: ProjectScopedContext, formId: number, lockVersion: number, patches: FormItemPatch[]): Promise<FormRow> {
+    const f = await this.form(ctx, formId);
+    const byVar = new Map(patches.map((p) => [p.variable, p]));
+    if (byVar.size !== patches.length) throw new AppError('DUPLICATE', { field: 'items.variable', value: patches.find((p, i) => patches.findIndex((q) => q.variable === p.variable) !== i)!.variable });
+    const known = new Set(formFields(f.definition.components).map((c) => c.variable));
+    const unknown = patches.find((p) => !known.has(p.variable));
+    if (unknown) throw fieldError(ctx.language, `items.${patches.indexOf(unknown)}.variable (${unknown.variable})`, 'validation.unknownItem');
+    const patch = (c: FieldComponent): FieldComponent => {
+      const p = byVar.get(c.variable);
+      if (!p) return c;
+      const { variable: _v, ...rest } = p;
+      const next = { ...c };
+      for (const [k, v] of Object.entries(rest)) if (v !== undefined) (next as Record<string, unknown>)[k] = v;
+      // an empty English label or unit means none
+      if (next.labelEn === '') delete next.labelEn;
+      if (next.unit === '') delete next.unit;
+      return next;
+    };
+    const def: FormDefinition = {
+      ...f.definition,
+      components: f.definition.components.map((c) =>
+        c.type === 'table' ? { ...c, cells: c.cells.map((cell) => (cell.component ? { ...cell, component: patch(cell.component) } : cell)) } : patch(c),
+      ),
+    };
+    // the whole form passes the form rules again (e.g. a label made empty), named by field in the caller's language
+    return this.saveForm(ctx, f.versionId, f.id, lockVersion, parseInput(formDefinition, def, ctx.language, 'definition'));
   }
 
   /** Visits of the newest version published to the request's environment (DEV: the newest version). */

@@ -3,8 +3,9 @@
  * full are audited), status transitions from the shared table (a reason where required), and the recycle bin
  * (status 0; restore returns the status it had). A site user reaches only their sites' subjects.
  */
-import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, ilike, inArray, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import {
+  CRF_STATUS,
   REASON_REQUIRED_STATUSES,
   SUBJECT_STATUS,
   canTransition,
@@ -13,9 +14,11 @@ import {
   type VisitQueryTally,
 } from '@esource/shared';
 import type { z } from 'zod';
-import type { subjectCreate, subjectListRequest, subjectUpdate } from '@esource/shared';
+import type { subjectCreate, subjectListRequest, subjectUpdate, SubjectNeighbour, SubjectPickerRow } from '@esource/shared';
+
+type SubjectListFilters = Omit<z.output<typeof subjectListRequest>, 'pageNumber' | 'pageSize'>;
 import type { Db, Tx } from '../../db/client';
-import { designVersions, organizations, sites, subjectCounts, subjects, visits } from '../../db/schema';
+import { crfInstances, designVersions, organizations, sites, subjectCounts, subjects, visits } from '../../db/schema';
 import { siteScope } from '../../lib/site-scope';
 import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
@@ -113,9 +116,10 @@ export class SubjectsService {
    * One page of subjects: the rows (one statement joining site, organisation and visit) and the exact total, read
    * side by side. The filters and orders all have an index (0006/0007 migrations).
    */
-  async page(ctx: ProjectScopedContext, q: z.output<typeof subjectListRequest>, recycleBin: boolean) {
+  /** The list's filters (ptsList and the calls that follow its order: nextPts). */
+  private listWhere(ctx: ProjectScopedContext, q: SubjectListFilters, recycleBin: boolean): SQL {
     const idLike = q.identifier ? likeOf(q.identifier) : null;
-    const where = and(
+    return and(
       this.scope(ctx),
       recycleBin ? eq(subjects.status, SUBJECT_STATUS.deleted) : sql`${subjects.status} <> 0`,
       q.status !== undefined && !recycleBin ? eq(subjects.status, q.status) : undefined,
@@ -128,14 +132,78 @@ export class SubjectsService {
         : undefined,
       q.startDate ? gte(subjects.firstVisitDate, q.startDate) : undefined,
       q.endDate ? lte(subjects.firstVisitDate, q.endDate) : undefined,
-    );
-    const sortCol = {
+    )!;
+  }
+
+  private sortColumn(q: Pick<SubjectListFilters, 'sortField'>) {
+    return {
       ptsNo: subjects.ptsNo,
       status: subjects.status,
       firstVisitDate: subjects.firstVisitDate,
       createTime: subjects.createdAt,
       siteName: subjects.siteId,
     }[q.sortField];
+  }
+
+  /**
+   * The subjects before and after one in the list's order with the list's filters (POST /project/manage/nextPts:
+   * "previous / next subject" on the subject page). Keyset on (sort column, id); PostgreSQL's order puts empty
+   * values last ascending and first descending, and so does this.
+   */
+  async neighbours(ctx: ProjectScopedContext, q: SubjectListFilters, ptsId: number): Promise<{ prev: SubjectNeighbour | null; next: SubjectNeighbour | null }> {
+    await this.find(this.db, ctx, ptsId);
+    const col = this.sortColumn(q);
+    const where = this.listWhere(ctx, q, false);
+    const [cur] = await this.db.select({ v: col }).from(subjects).where(eq(subjects.id, ptsId));
+    const v = cur?.v ?? null;
+    const after = (dir: 'asc' | 'desc'): Promise<SubjectNeighbour | null> => {
+      const ahead =
+        dir === 'asc'
+          ? v === null
+            ? and(sql`${col} is null`, sql`${subjects.id} > ${ptsId}`)
+            : or(sql`${col} > ${v}`, and(sql`${col} = ${v}`, sql`${subjects.id} > ${ptsId}`), sql`${col} is null`)
+          : v === null
+            ? or(and(sql`${col} is null`, sql`${subjects.id} < ${ptsId}`), sql`${col} is not null`)
+            : or(sql`${col} < ${v}`, and(sql`${col} = ${v}`, sql`${subjects.id} < ${ptsId}`));
+      const order = dir === 'asc' ? [asc(col), asc(subjects.id)] : [desc(col), desc(subjects.id)];
+      return this.db
+        .select({ ptsId: subjects.id, ptsNo: subjects.ptsNo })
+        .from(subjects)
+        .where(and(where, ahead))
+        .orderBy(...order)
+        .limit(1)
+        .then((r) => r[0] ?? null);
+    };
+    const forward = q.sortOrder === 'desc' ? 'desc' : 'asc';
+    const [next, prev] = await Promise.all([after(forward), after(forward === 'asc' ? 'desc' : 'asc')]);
+    return { prev, next };
+  }
+
+  /**
+   * A short list of live subjects for pickers (POST /project/manage/listPa): number, initials, site and status, by
+   * number or initials, in the caller's sites; identifiers never (a picker is not the subject list).
+   */
+  async picker(ctx: ProjectScopedContext, q: { keyword?: string | undefined; siteId?: number | undefined; limit: number }): Promise<SubjectPickerRow[]> {
+    const rows = await this.db
+      .select({ ptsId: subjects.id, ptsNo: subjects.ptsNo, initials: subjects.initials, status: subjects.status, siteId: subjects.siteId, siteNo: sites.siteNo, siteName: sites.name })
+      .from(subjects)
+      .innerJoin(sites, eq(sites.id, subjects.siteId))
+      .where(
+        and(
+          this.scope(ctx),
+          sql`${subjects.status} <> 0`,
+          q.siteId ? eq(subjects.siteId, q.siteId) : undefined,
+          q.keyword ? or(ilike(subjects.ptsNo, likeOf(q.keyword)), ilike(subjects.initials, likeOf(q.keyword))) : undefined,
+        ),
+      )
+      .orderBy(asc(subjects.ptsNo), asc(subjects.id))
+      .limit(q.limit);
+    return rows;
+  }
+
+  async page(ctx: ProjectScopedContext, q: z.output<typeof subjectListRequest>, recycleBin: boolean) {
+    const where = this.listWhere(ctx, q, recycleBin);
+    const sortCol = this.sortColumn(q);
     const order = [q.sortOrder === 'desc' ? desc(sortCol) : asc(sortCol), q.sortOrder === 'desc' ? desc(subjects.id) : asc(subjects.id)];
     const offset = offsetOf(q);
     if (q.keyword || q.identifier || q.startDate || q.endDate) {
@@ -155,6 +223,36 @@ export class SubjectsService {
       .offset(offset);
     const totalCount = list.length ? Number(list[0]!.total) : ((await counted)[0]?.n ?? 0);
     return pageOf(q, totalCount, list.map((r) => this.toRow(ctx, r)));
+  }
+
+  /**
+   * Follow-up records (POST /followUp/exists): saved forms of the subject in a visit after its design's first
+   * scheduled visit (or in the named visit). Unscheduled occurrences count as follow-up.
+   */
+  async followUp(ctx: ProjectScopedContext, ptsId: number, visitId: number | undefined): Promise<{ exists: boolean; count: number }> {
+    const s = await this.find(this.db, ctx, ptsId);
+    const [first] = s.designVersionId
+      ? await this.db
+          .select({ id: visits.id })
+          .from(visits)
+          .where(and(eq(visits.versionId, s.designVersionId), eq(visits.unscheduled, false)))
+          .orderBy(asc(visits.sortOrder), asc(visits.id))
+          .limit(1)
+      : [];
+    const [r] = await this.db
+      .select({ n: count() })
+      .from(crfInstances)
+      .where(
+        and(
+          eq(crfInstances.subjectId, s.id),
+          isNull(crfInstances.deletedAt),
+          gte(crfInstances.status, CRF_STATUS.draft),
+          visitId ? eq(crfInstances.visitId, visitId) : undefined,
+          first ? or(ne(crfInstances.visitId, first.id), sql`${crfInstances.unscheduledId} <> 0`) : undefined,
+        ),
+      );
+    const n = r?.n ?? 0;
+    return { exists: n > 0, count: n };
   }
 
   /** The subject list (ptsList, centerPtsPageQuery): a page, and each row's open and replied queries (one grouped read over the page's subjects). */

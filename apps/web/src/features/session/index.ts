@@ -10,3 +10,4 @@ export { PRODUCT_HEADER, sessionHeaders } from './session-headers';
 export { useSessionTimers } from './use-session-timers';
 export { LanguageToggle } from './language-toggle';
 export { authApi, login, type EnvOption, type VersionInfo } from './api/auth-api';
+export { watchProjectVisits } from './project-visits';

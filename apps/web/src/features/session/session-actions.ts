@@ -2,6 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { LOGIN_VARIANTS } from '@esource/shared';
 import { sessionStore } from './session-store';
 import { authApi } from './api/auth-api';
+import { leaveProject } from './project-visits';
 import type { GuardAction } from '../../lib/routing/guard';
 
 /** Embedded micro-apps listen for this and unmount themselves (spec §4: a 401 unmounts embedded apps). */
@@ -20,6 +21,7 @@ export async function logout(queryClient?: QueryClient): Promise<string> {
   const s = sessionStore.get();
   if (s.token) {
     try {
+      await leaveProject();
       await authApi.logout();
     } catch {
       /* the session may already be gone on the server; logging out locally is what matters */

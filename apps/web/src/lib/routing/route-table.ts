@@ -229,6 +229,7 @@ export const ROUTES: readonly AppRoute[] = [
       ['auditTrack', '/system/auditTrack', 'audit', 'syslog:audit-track:query'],
       ['superviseLog', '/system/superviseLog', 'log', 'syslog:audit-supervise-log:query'],
       ['loginLog', '/system/loginLog', 'log', 'syslog:login-log:query'],
+      ['authLog', '/system/authLog', 'log', 'syslog:auth-log:query'],
     ] as const
   ).map(([id, path, icon, pm]): AppRoute => ({
     id,

@@ -17,12 +17,12 @@ export interface AuditFilters {
 }
 
 /**
- * Which trail a view shows: the system one (module 6), the login log, or the open project's. Each names where its
+ * Which trail a view shows: the system one (module 6), the login log, the authorisation log, or the open project's. Each names where its
  * filter choices come from: the system page asks system-scope routes (the whole trail, the user directory); the
  * project page asks the project's own (its events and the people in its trail), which a monitor may read.
  */
 export interface AuditSource {
-  key: 'system' | 'login' | 'project';
+  key: 'system' | 'login' | 'auth' | 'project';
   listPath: string;
   exportPath: string;
   /** event filter choices; null: the view has no event filter */
@@ -42,7 +42,15 @@ export const AUDIT_SOURCES: Record<AuditSource['key'], AuditSource> = {
     key: 'login',
     listPath: '/audit/log/login/page',
     exportPath: '/audit/log/login/export',
-    eventsPath: null,
+    eventsPath: '/audit/log/login/eventNameList',
+    usersPath: '/auth/user/listByKeyWords',
+  },
+  // the authorisation log: changes of roles, permissions, permission groups and memberships
+  auth: {
+    key: 'auth',
+    listPath: '/auth/log/page',
+    exportPath: '/auth/log/exportExcel',
+    eventsPath: '/auth/log/eventNameList',
     usersPath: '/auth/user/listByKeyWords',
   },
   project: {

@@ -280,7 +280,7 @@ export function AuditLogView({
         }}
       >
         <Form form={form} layout="inline" onFinish={search} style={{ rowGap: 8 }} data-testid="audit-filters">
-          {!login && (events.data?.length ?? 0) > 0 ? (
+          {(events.data?.length ?? 0) > 0 ? (
             <Form.Item name="action">
               <Select
                 allowClear

@@ -5,15 +5,16 @@ import { AuditLogView } from '../components/audit-log-view';
 import { AUDIT_SOURCES } from '../api/audit-api';
 import { usePms, useSession } from '../../session';
 
-/** Module 6 (/system/auditTrack): the system audit trail and the login log, each with its permission. */
+/** Module 6 (/system/auditTrack): the system audit trail, the login log and the authorisation log, each with its permission. */
 export default function AuditTrackPage() {
   const { t } = useTranslation('audit');
   const has = usePms();
   const env = useSession((s) => s.env);
   const [params, setParams] = useSearchParams();
   const matches = useMatches();
-  // the module's login-log menu entry means the login tab (should that route open this page)
-  const routeTab = matches[matches.length - 1]?.id === 'loginLog' ? 'login' : 'trail';
+  // the module's login-log and authorisation-log menu entries mean their tabs
+  const routeId = matches[matches.length - 1]?.id;
+  const routeTab = routeId === 'loginLog' ? 'login' : routeId === 'authLog' ? 'auth' : 'trail';
   const canPickUser = has('system:user:query');
   const tabs = [
     has('syslog:audit-track:query', 'syslog:audit-supervise-log:query')
@@ -42,6 +43,21 @@ export default function AuditTrackPage() {
               canExport={has('syslog:login-log:export', 'syslog:audit-track:export')}
               canPickUser={canPickUser}
               testId="login-log"
+            />
+          ),
+        }
+      : null,
+    has('syslog:auth-log:query', 'syslog:audit-track:query')
+      ? {
+          key: 'auth',
+          label: <span data-testid="tab-auth">{t('tabs.auth')}</span>,
+          children: (
+            <AuditLogView
+              source={AUDIT_SOURCES.auth}
+              scope={env}
+              canExport={has('syslog:auth-log:export', 'syslog:audit-track:export')}
+              canPickUser={canPickUser}
+              testId="auth-log"
             />
           ),
         }
