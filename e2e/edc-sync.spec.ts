@@ -9,7 +9,8 @@ import { apiLogin, ARTIFACTS, noKeys, openLoggedIn, shootBoth } from './helpers'
  * auto-maps the demo study and checks the mapping is complete, starts a study sync and watches the run, the progress
  * panel (type 3), the sites and the runs update (the lists poll every 3 s); one record is refused by the EDC with its
  * own reason, shown on the subject's forms; the value is corrected and the subject synced again; the EDC log
- * (/project/dataReport) shows both attempts of that record, and an entry opens with its changes and the exchange.
+ * (/project/dataReport) shows both attempts of that record, and an entry opens with its changes (our items' labels
+ * in the reader's language) and the record's own exchange (its part of the post, the EDC's refusal of it).
  *
  * The receiver: E2E_DEMO_EDC_PORT (the server's DEMO_EDC_PORT; without it the journey is skipped), E2E_DEMO_EDC_STUDY,
  * E2E_DEMO_EDC_ENV, E2E_DEMO_EDC_SECRET (defaults: the demo EDC's). The demo EDC takes body weight in whole kg only,
@@ -304,8 +305,13 @@ test.describe('the data manager syncs the demo study to a kind-1 EDC', () => {
     const drawer = page.getByTestId('edc-log-drawer');
     await expect(drawer.getByTestId('edc-log-reason')).toBeVisible();
     await expect(drawer.getByTestId('edc-log-changes')).toContainText('72.5');
+    // our item's label in the reader's language (this page is in English)
+    await expect(drawer.getByTestId('edc-log-changes')).toContainText('Weight');
+    // the refused record's own exchange: its part of the post (not the demographics sent with it) and the refusal
     await expect(drawer.getByTestId('edc-log-request')).toContainText('ClinicalData');
-    await expect(drawer.getByTestId('edc-log-response')).toContainText('IsTransactionSuccessful');
+    await expect(drawer.getByTestId('edc-log-request')).toContainText('Value="72.5"');
+    await expect(drawer.getByTestId('edc-log-request')).not.toContainText('F.DM');
+    await expect(drawer.getByTestId('edc-log-response')).toContainText('IsTransactionSuccessful="0"');
     await noKeys(page);
     await shoot(page, 'edc-log-detail');
     await page.keyboard.press('Escape');

@@ -36,6 +36,9 @@ import { ocrAssociationRoutes } from './modules/documents/ocr-association.routes
 import { deidConfigRoutes } from './modules/deid-config/deid-config.routes';
 import { dictionaryRoutes } from './modules/dictionaries/dictionaries.routes';
 import { exportRoutes } from './modules/exports/exports.routes';
+import { profileRoutes } from './modules/profile/profile.routes';
+import { smsRoutes } from './modules/sms/sms.routes';
+import { feedbackRoutes } from './modules/feedback/feedback.routes';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -74,5 +77,8 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...deidConfigRoutes(deps),
     ...dictionaryRoutes(deps),
     ...exportRoutes(deps),
+    ...profileRoutes(deps),
+    ...smsRoutes(deps),
+    ...feedbackRoutes(deps),
   ];
 }

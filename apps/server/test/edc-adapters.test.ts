@@ -4,8 +4,10 @@
  * Asserted on both sides: what the adapter reports, and what reached and stayed at the target.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { validateOdm } from '@esource/interop';
-import { EdcTransportError, type EdcExchange, type EdcRecord } from '../src/modules/edc/adapters/adapter';
+import { designToOdmMetadata, formItemGroups, validateOdm } from '@esource/interop';
+import { designExportFile } from '@esource/shared';
+import { indexMapping, mappingProblems, proposeMapping, recordItems, type MappingDesign } from '../src/modules/edc/edc-mapping';
+import { EdcTransportError, type EdcExchange, type EdcRecord, type EdcRecordResult } from '../src/modules/edc/adapters/adapter';
 import { OdmHttpAdapter } from '../src/modules/edc/adapters/odm-http';
 import { parseRedcapErrorLines, RedcapAdapter } from '../src/modules/edc/adapters/redcap';
 import type { RedcapField } from '../src/modules/edc/adapters/redcap-model';
@@ -99,6 +101,14 @@ const rcRecords = (): EdcRecord[] => [
 ];
 const asObject = (m: Map<string, Map<string, string | null>>) => Object.fromEntries([...m].map(([k, v]) => [k, Object.fromEntries(v)]));
 const expected = (records: EdcRecord[]) => Object.fromEntries(records.map((r) => [r.key, Object.fromEntries(r.items.map((i) => [i.item, i.value]))]));
+/** A record's result without the exchange that decided it (asserted on its own). */
+const plain = (r: EdcRecordResult) => {
+  const { exchange: _exchange, ...rest } = r;
+  return rest;
+};
+/** What the target holds for records, as the engine hands it to send (`atTarget`). */
+const atTarget = (m: Map<string, Map<string, string | null>>, records: EdcRecord[]): EdcRecord[] =>
+  records.map((r) => ({ ...r, atTarget: m.has(r.key) ? Object.fromEntries(m.get(r.key)!) : null }));
 
 describe('REDCap adapter (kind 3) against the strict REDCap receiver', () => {
   let rc: RedcapReceiver;
@@ -133,7 +143,7 @@ describe('REDCap adapter (kind 3) against the strict REDCap receiver', () => {
     const a = adapter();
     const imports = rc.imports;
     const out = await collect(a.send('S-001', '01', rcRecords()));
-    expect(out.results).toEqual(rcRecords().map((r) => ({ key: r.key, ok: true })));
+    expect(out.results.map(plain)).toEqual(rcRecords().map((r) => ({ key: r.key, ok: true })));
     expect(rc.imports).toBe(imports + 1);
     const importReq = rc.requests.filter((r) => r.write).at(-1)!;
     const params = new URLSearchParams(importReq.body);
@@ -171,9 +181,11 @@ describe('REDCap adapter (kind 3) against the strict REDCap receiver', () => {
     expect(rc.snapshot()).toBe(before);
 
     const cleared: EdcRecord = { key: '103', event: 'week_4_arm_1', form: 'vitals', items: [{ item: 'weight', value: null }, { item: 'hr', value: '70' }] };
-    expect((await collect(a.send('S-002', '01', [cleared]))).results).toEqual([{ key: '103', ok: true }]);
+    expect((await collect(a.send('S-002', '01', [cleared]))).results.map(plain)).toEqual([{ key: '103', ok: true }]);
     expect(new URLSearchParams(rc.requests.filter((r) => r.write).at(-1)!.body).get('overwriteBehavior')).toBe('overwrite');
     expect(rc.value('S-002', { event: 'week_4_arm_1' }, 'weight')).toBeNull();
+    // the receiver records the removal it applied
+    expect(rc.removals.at(-1)).toEqual({ call: 'import', record: 'S-002', event: 'week_4_arm_1', instrument: '', instance: '', columns: ['weight'] });
     expect(rc.changes).toBe(changes + 1);
     await collect(a.send('S-002', '01', [cleared]));
     expect(rc.changes).toBe(changes + 1);
@@ -188,7 +200,8 @@ describe('REDCap adapter (kind 3) against the strict REDCap receiver', () => {
     rc.refusals.push({ item: 'ae_term', subject: 'S-003', reason: 'Terms must be coded first' });
     const writes = rc.requests.filter((r) => r.write).length;
     const out = await collect(a.send('S-003', '01', recs));
-    const byKey = Object.fromEntries(out.results.map((r) => [r.key, r]));
+    const full = Object.fromEntries(out.results.map((r) => [r.key, r]));
+    const byKey = Object.fromEntries(out.results.map((r) => [r.key, plain(r)]));
     expect(byKey['101']).toEqual({ key: '101', ok: true });
     // each error line names record, field and value; the value tells which of the records sending the field it was
     expect(byKey['102']).toEqual({ key: '102', ok: false, reason: 'weight = "heavy": The value you provided could not be validated because it does not follow the expected format. Please try again.' });
@@ -204,6 +217,19 @@ describe('REDCap adapter (kind 3) against the strict REDCap receiver', () => {
     expect(rc.value('S-003', { event: 'screening_arm_1' }, 'dob')).toBe('1980-02-29');
     expect(rc.value('S-003', { event: 'screening_arm_1' }, 'weight')).toBeNull();
     expect(rc.value('S-003', { event: 'week_4_arm_1', instrument: 'adverse_events', instance: 2 }, 'ae_term')).toBeNull();
+    // each record's result carries its own exchange: its row of the refused call and REDCap's lines about it, not
+    // the batch's last exchange (the accepted import)
+    const own = full['102']!.exchange!;
+    expect(own.httpStatus).toBe(400);
+    expect(own.request).toContain('"weight":"heavy"');
+    expect(own.request).toContain('token=***');
+    expect(own.request).not.toContain('Headache');
+    expect(own.response).toBe('"S-003","weight","heavy","The value you provided could not be validated because it does not follow the expected format. Please try again."');
+    expect(full['105']!.exchange!.response).toBe('"S-003","ae_term","Nausea","Terms must be coded first"');
+    expect(full['105']!.exchange!.request).toContain('"redcap_repeat_instance":"2"');
+    expect(full['101']!.exchange).toMatchObject({ httpStatus: 200, response: '{"count":1}' });
+    expect(full['101']!.exchange!.request).toContain('"dob":"1980-02-29"');
+    expect(full['101']!.exchange!.request).not.toContain('weight');
   });
 
   it('maps whole-call refusals (unknown field, unknown event) and a refused subject', async () => {
@@ -215,14 +241,14 @@ describe('REDCap adapter (kind 3) against the strict REDCap receiver', () => {
         { key: 'c', event: 'week_99_arm_1', form: 'vitals', items: [{ item: 'hr', value: '60' }] },
       ]),
     );
-    expect(out.results).toEqual([
+    expect(out.results.map(plain)).toEqual([
       { key: 'a', ok: true },
       { key: 'b', ok: false, reason: 'The following fields were not found in the project as real data fields: alt' },
       { key: 'c', ok: false, reason: 'The following values of redcap_event_name are invalid: week_99_arm_1' },
     ]);
     rc.refusals.push({ subject: 'S-005', reason: 'Record is locked' });
     const locked = await collect(a.send('S-005', '01', rcRecords().slice(0, 2)));
-    expect(locked.results).toEqual([
+    expect(locked.results.map(plain)).toEqual([
       { key: '101', ok: false, reason: 'record_id = "S-005": Record is locked' },
       { key: '102', ok: false, reason: 'record_id = "S-005": Record is locked' },
     ]);
@@ -264,6 +290,92 @@ describe('REDCap adapter (kind 3) against the strict REDCap receiver', () => {
     rc.setValue('S-008', { event: 'week_4_arm_1' }, 'weight', '75');
     const cur = await collect(a.current('S-008', '01', rcRecords()));
     expect(cur.values.get('103')?.get('weight')).toBe('75');
+  });
+
+  it('removes a deleted form instance with an instrument-level delete, once; the rest of the record stays', async () => {
+    const a = adapter();
+    await collect(a.send('S-010', '01', rcRecords()));
+    const all = rcRecords();
+    // the second adverse event (a repeating instrument) and the screening vitals (sharing a row with demographics)
+    const gone = [{ ...all[4]!, remove: 'form' as const }, { ...all[1]!, remove: 'form' as const }];
+    const cur = await collect(a.current('S-010', '01', gone));
+    const writes = rc.requests.filter((r) => r.write).length;
+    const out = await collect(a.send('S-010', '01', atTarget(cur.values, gone)));
+    expect(out.results.map(plain)).toEqual([
+      { key: '105', ok: true },
+      { key: '102', ok: true },
+    ]);
+    const deletes = rc.requests.filter((r) => r.write).slice(writes).map((r) => Object.fromEntries(new URLSearchParams(r.body)));
+    // event (one arm: no arm parameter), instrument and instance: REDCap deletes that instance's data only
+    expect(deletes).toEqual([
+      { token: '***', content: 'record', action: 'delete', 'records[0]': 'S-010', event: 'week_4_arm_1', instrument: 'adverse_events', repeat_instance: '2', returnFormat: 'json' },
+      { token: '***', content: 'record', action: 'delete', 'records[0]': 'S-010', event: 'screening_arm_1', instrument: 'vitals', returnFormat: 'json' },
+    ]);
+    expect(out.results[0]!.exchange).toMatchObject({ httpStatus: 200, response: '1' });
+    expect(rc.removals.slice(-2)).toEqual([
+      { call: 'delete', record: 'S-010', event: 'week_4_arm_1', instrument: 'adverse_events', instance: '2', columns: ['ae_term', 'ae_serious', 'adverse_events_complete'] },
+      { call: 'delete', record: 'S-010', event: 'screening_arm_1', instrument: '', instance: '', columns: ['vis_dt', 'weight', 'hr', 'smoker', 'vitals_complete'] },
+    ]);
+    expect(rc.value('S-010', { event: 'week_4_arm_1', instrument: 'adverse_events', instance: 2 }, 'ae_term')).toBeNull();
+    expect(rc.value('S-010', { event: 'week_4_arm_1', instrument: 'adverse_events', instance: 1 }, 'ae_term')).toBe('Headache');
+    expect(rc.value('S-010', { event: 'screening_arm_1' }, 'dob')).toBe('1980-02-29');
+    expect(rc.value('S-010', { event: 'screening_arm_1' }, 'weight')).toBeNull();
+    // sent once: read again, the target holds nothing of them, so nothing is sent
+    const after = await collect(a.current('S-010', '01', gone));
+    expect(after.values.size).toBe(0);
+    const calls = rc.requests.length;
+    const again = await collect(a.send('S-010', '01', atTarget(after.values, gone)));
+    expect(again.results.map(plain)).toEqual([
+      { key: '105', ok: true, noop: true },
+      { key: '102', ok: true, noop: true },
+    ]);
+    expect(rc.requests.length).toBe(calls);
+  });
+
+  it('a refused delete is the record\'s refusal with REDCap\'s reason; the receiver enforces the delete contract', async () => {
+    const a = adapter();
+    const gone: EdcRecord = { ...rcRecords()[3]!, remove: 'form' };
+    // (atTarget not read: the delete is sent as it is, and REDCap knows no such record)
+    const out = await collect(a.send('S-404', '01', [gone]));
+    expect(plain(out.results[0]!)).toEqual({
+      key: '104',
+      ok: false,
+      reason: 'One or more of the records provided cannot be deleted because they do not exist in the project. The following records do not exist: S-404',
+    });
+    await collect(a.send('S-011', '01', rcRecords().slice(0, 1)));
+    const del = async (extra: Record<string, string>) => {
+      const r = await fetch(rc.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: TOKEN, content: 'record', action: 'delete', 'records[0]': 'S-011', ...extra }) });
+      return [r.status, await r.text()] as const;
+    };
+    const before = rc.snapshot();
+    // an instrument without its event would delete more than asked: refused (REDCap documents event as mandatory)
+    expect((await del({ instrument: 'demographics' }))[0]).toBe(400);
+    expect((await del({ instrument: 'demographics', event: 'screening_arm_1', repeat_instance: '1' }))[1]).toContain('repeat_instance');
+    expect((await del({ instrument: 'labs', event: 'screening_arm_1' }))[1]).toContain('instrument');
+    expect((await del({ instrument: 'adverse_events', event: 'screening_arm_1' }))[1]).toContain('not designated');
+    expect((await del({ arm: '1' }))[1]).toContain('arm');
+    expect(rc.snapshot()).toBe(before);
+    // the whole record, when nothing narrows it
+    expect(await del({})).toEqual([200, '1']);
+    expect(rc.snapshot()).not.toContain('S-011');
+  });
+
+  it('on a REDCap before the documented instrument-level delete, clears the form\'s fields instead (never a delete)', async () => {
+    const old = await startRedcapReceiver({ study: REDCAP_STUDY, token: TOKEN, version: '13.7.2' });
+    try {
+      const a = new RedcapAdapter({ kind: 3, baseUrl: old.url, secret: TOKEN });
+      await collect(a.send('S-012', '01', rcRecords()));
+      const gone = [{ ...rcRecords()[4]!, remove: 'form' as const }];
+      const cur = await collect(a.current('S-012', '01', gone));
+      expect((await collect(a.send('S-012', '01', atTarget(cur.values, gone)))).results.map(plain)).toEqual([{ key: '105', ok: true }]);
+      expect(old.deletes).toBe(0);
+      const last = new URLSearchParams(old.requests.filter((r) => r.write).at(-1)!.body);
+      expect([last.get('action'), last.get('overwriteBehavior')]).toEqual(['import', 'overwrite']);
+      expect(old.removals).toEqual([{ call: 'import', record: 'S-012', event: 'week_4_arm_1', instrument: 'adverse_events', instance: '2', columns: ['ae_term', 'ae_serious'] }]);
+      expect(old.value('S-012', { event: 'week_4_arm_1', instrument: 'adverse_events', instance: 1 }, 'ae_term')).toBe('Headache');
+    } finally {
+      await old.close();
+    }
   });
 
   it('falls back to one record per import when a refusal names no record it sent', async () => {
@@ -438,7 +550,7 @@ describe('ODM/RWS adapter (kind 1) against the strict Rave receiver', () => {
     const a = adapter();
     const posts = rave.posts;
     const out = await collect(a.send('1001', '01', raveRecords()));
-    expect(out.results).toEqual(raveRecords().map((r) => ({ key: r.key, ok: true })));
+    expect(out.results.map(plain)).toEqual(raveRecords().map((r) => ({ key: r.key, ok: true })));
     expect(rave.posts).toBe(posts + 1);
     const post = lastPost();
     expect(post.path).toBe('/RaveWebServices/webservice.aspx?PostODMClinicalData');
@@ -468,10 +580,10 @@ describe('ODM/RWS adapter (kind 1) against the strict Rave receiver', () => {
     expect(rave.snapshot()).toBe(before);
 
     const cleared: EdcRecord = { key: '202', event: 'SE.SCREEN', form: 'F.VS', group: 'IG.VS', items: [{ item: 'I.WEIGHT', value: null }] };
-    expect((await collect(a.send('1002', '01', [cleared]))).results).toEqual([{ key: '202', ok: true }]);
+    expect((await collect(a.send('1002', '01', [cleared]))).results.map(plain)).toEqual([{ key: '202', ok: true }]);
     expect(lastPost().body).toContain('<ItemData ItemOID="I.WEIGHT" TransactionType="Upsert" IsNull="Yes"/>');
     expect(rave.changes).toBe(changes + 1);
-    expect((await collect(a.send('1002', '01', [cleared]))).results).toEqual([{ key: '202', ok: true }]);
+    expect((await collect(a.send('1002', '01', [cleared]))).results.map(plain)).toEqual([{ key: '202', ok: true }]);
     expect(rave.changes).toBe(changes + 1);
     expect(asObject((await collect(a.current('1002', '01', [cleared]))).values)).toEqual({ '202': { 'I.WEIGHT': null } });
   });
@@ -483,7 +595,8 @@ describe('ODM/RWS adapter (kind 1) against the strict Rave receiver', () => {
     rave.refusals.push({ item: 'I.AETERM', subject: '1003', reason: 'Term must be coded first' });
     const writes = rave.requests.filter((r) => r.write).length;
     const out = await collect(a.send('1003', '01', recs));
-    const byKey = Object.fromEntries(out.results.map((r) => [r.key, r]));
+    const full = Object.fromEntries(out.results.map((r) => [r.key, r]));
+    const byKey = Object.fromEntries(out.results.map((r) => [r.key, plain(r)]));
     expect(byKey['201']).toEqual({ key: '201', ok: true });
     expect(byKey['202']).toEqual({ key: '202', ok: true });
     expect(byKey['203']).toMatchObject({ ok: false, reason: expect.stringMatching(/^Invalid value for I\.HR: "fast" is not an integer.*\[RWS00040\]$/) });
@@ -497,9 +610,18 @@ describe('ODM/RWS adapter (kind 1) against the strict Rave receiver', () => {
     );
     expect(rave.value('1003', { event: 'SE.SCREEN', form: 'F.VS', group: 'IG.VS' }, 'I.HR')).toBe('64');
     expect(rave.value('1003', { event: 'SE.UNS', eventRepeat: '1', form: 'F.VS', group: 'IG.VS' }, 'I.WEIGHT')).toBeUndefined();
+    // each record's log entry gets the post that decided it, with its own part of the document as the request
+    expect(full['203']!.exchange!.response).toContain('ReasonCode="RWS00040"');
+    expect(full['203']!.exchange!.request).toMatch(/^<ClinicalData StudyOID="ESRC-DEMO\(UAT\)" MetaDataVersionOID="MDV.1">/);
+    expect(full['203']!.exchange!.request).toContain('Value="fast"');
+    expect(full['203']!.exchange!.request).not.toContain('Headache');
+    expect(full['204']!.exchange!.response).toContain('ReasonCode="RWS00060"');
+    expect(full['204']!.exchange!.response).not.toBe(full['203']!.exchange!.response);
+    expect(full['201']!.exchange!.response).toContain('IsTransactionSuccessful="1"');
+    expect(full['201']!.exchange!.request).not.toContain('I.WEIGHT');
 
     rave.refusals.push({ subject: '1004', reason: 'Subject is locked' });
-    expect((await collect(a.send('1004', '01', recs.slice(0, 2)))).results).toEqual([
+    expect((await collect(a.send('1004', '01', recs.slice(0, 2)))).results.map(plain)).toEqual([
       { key: '201', ok: false, reason: 'Subject is locked [RWS00060]' },
       { key: '202', ok: false, reason: 'Subject is locked [RWS00060]' },
     ]);
@@ -507,7 +629,7 @@ describe('ODM/RWS adapter (kind 1) against the strict Rave receiver', () => {
     // no record: the rest then go one per POST, each with its own answer
     const writes2 = rave.requests.filter((r) => r.write).length;
     const noEvent = await collect(a.send('1009', '01', [recs[0]!, { key: 'x', form: 'F.VS', group: 'IG.VS', items: [{ item: 'I.HR', value: '60' }] }]));
-    expect(noEvent.results[0]).toEqual({ key: '201', ok: true });
+    expect(plain(noEvent.results[0]!)).toEqual({ key: '201', ok: true });
     expect(noEvent.results[1]).toMatchObject({ key: 'x', ok: false, reason: expect.stringContaining('[RWS00005]') });
     expect(rave.requests.filter((r) => r.write).slice(writes2).map((r) => r.status)).toEqual([400, 200, 400]);
     // a site the study does not have refuses the subject
@@ -603,6 +725,119 @@ describe('ODM/RWS adapter (kind 1) against the strict Rave receiver', () => {
       expect(rave.requests.some((r) => 'authorization' in r.headers)).toBe(false);
       expect(JSON.stringify(rave.requests)).not.toContain(PASSWORD);
     });
+  });
+});
+
+// ── kind 1: a form of several item groups, removals ──
+
+/** A design whose form has several ODM item groups in our own metadata: its items, and a checkbox's repeating group. */
+const MG_DESIGN = designExportFile.parse({
+  kind: 'esource.design',
+  schemaVersion: 1,
+  project: { no: 'MG-1', name: 'Item groups' },
+  version: { name: 'v1' },
+  stages: [],
+  forms: [
+    {
+      name: '症状',
+      nameEn: 'Symptoms',
+      code: 'SY',
+      components: [
+        { id: 'sydtc', type: 'date', label: '日期', labelEn: 'Date', variable: 'SYDTC', required: true },
+        {
+          id: 'sympt',
+          type: 'checkbox',
+          label: '症状',
+          labelEn: 'Symptoms',
+          variable: 'SYMPT',
+          options: [
+            { value: 'H', label: '头痛', labelEn: 'Headache', mapping: 'HEAD' },
+            { value: 'F', label: '发热', labelEn: 'Fever', mapping: 'FEVER' },
+            { value: 'N', label: '恶心', labelEn: 'Nausea' },
+          ],
+        },
+        { id: 'sev', type: 'radio', label: '程度', labelEn: 'Severity', variable: 'SEV', options: [{ value: '1', label: '轻' }, { value: '2', label: '重' }] },
+        { id: 'note', type: 'text', label: '备注', labelEn: 'Note', variable: 'NOTE' },
+      ],
+    },
+  ],
+  visits: [{ code: 'V1', name: '筛选', nameEn: 'Screening', stage: null, sortOrder: 1, dayOffset: 0, windowBefore: 0, windowAfter: 0, unscheduled: false, forms: ['SY'] }],
+});
+
+describe('kind 1: a form of several item groups is sent as our ODM writer writes it; removals', () => {
+  let rave: RaveReceiver;
+  const form = MG_DESIGN.forms[0]!;
+  const mapping: MappingDesign = {
+    visits: [{ id: 1, code: 'V1', name: '筛选', nameEn: 'Screening', unscheduled: false, formIds: [1] }],
+    forms: [{ id: 1, code: 'SY', name: form.name, nameEn: form.nameEn ?? null, definition: form }],
+  };
+  const path = (group: string, groupRepeat?: number) => ({ event: 'SE.V1', form: 'F.SY', group, ...(groupRepeat !== undefined ? { groupRepeat: String(groupRepeat) } : {}) });
+  const lastPost = () => rave.requests.filter((r) => r.write).at(-1)!;
+  /** The subject's stored item groups at the target: "group#repeat" → item → value. */
+  const stored = (subject: string) => {
+    const snap = JSON.parse(rave.snapshot()) as Record<string, { events: Record<string, Record<string, Record<string, Record<string, string | null>>>> }>;
+    const groups = snap[subject]?.events['SE.V1\u0000']?.['F.SY\u0000'] ?? {};
+    return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k.replace('\u0000', '#'), v]));
+  };
+  /** What our clinical writer (formItemGroups) writes for the values, in the same shape. */
+  const written = (values: Record<string, unknown>) =>
+    Object.fromEntries(formItemGroups(form, values).map((g) => [`${g.groupOid}#${g.repeatKey ?? ''}`, Object.fromEntries(g.items.map((i) => [i.itemOid, i.value]))]));
+  beforeAll(async () => {
+    rave = await startRaveReceiver({ metadataXml: [...designToOdmMetadata(MG_DESIGN, { studyOid: 'MG-1' })].join(''), user: USER, password: PASSWORD });
+  });
+  afterAll(async () => rave.close());
+
+  it('maps each item to its group, writes one ItemGroupData per group and a repeat per ticked code; removals sent once', async () => {
+    const a = new OdmHttpAdapter({ kind: 1, baseUrl: rave.url, studyOid: 'MG-1', secret: SECRET, timeoutMs: 10_000 });
+    const items = await a.itemList();
+    const entries = proposeMapping(mapping, [], items);
+    expect(mappingProblems(mapping, entries, items)).toEqual([]);
+    const by = indexMapping(entries);
+    expect(by.item.get('SY.SYMPT')?.targetGroup).toBe('IG.SY.SYMPT');
+    expect(by.item.get('SY.SEV')?.targetGroup).toBe('IG.SY');
+    const rec = (values: Record<string, unknown>, extra: Partial<EdcRecord> = {}): EdcRecord => ({ key: 'r1', event: 'SE.V1', form: 'F.SY', items: recordItems(mapping.forms[0]!, new Map(Object.entries(values)), by).items, ...extra });
+    const read = async (r: EdcRecord) => atTarget((await collect(a.current('P-1', '01', [r]))).values, [r]);
+
+    const first = { SYDTC: '2026-01-02', SYMPT: ['H', 'F'], SEV: '2', NOTE: 'x' };
+    expect((await collect(a.send('P-1', '01', await read(rec(first))))).results.map(plain)).toEqual([{ key: 'r1', ok: true }]);
+    expect(await validateOdm(lastPost().body)).toMatchObject({ valid: true });
+    expect(lastPost().body).toContain('<ItemGroupData ItemGroupOID="IG.SY.SYMPT" ItemGroupRepeatKey="2" TransactionType="Upsert">');
+    // what reached the target is exactly what our ODM writer writes for the record (same groups, keys and values)
+    expect(stored('P-1')).toEqual(written(first));
+    expect(Object.keys(stored('P-1'))).toEqual(['IG.SY#', 'IG.SY.SYMPT#1', 'IG.SY.SYMPT#2']);
+    expect(asObject((await collect(a.current('P-1', '01', [rec(first)]))).values)).toEqual({ r1: { 'I.SY.SYDTC': '2026-01-02', 'I.SY.SYMPT': 'HEAD,FEVER', 'I.SY.SEV': '2', 'I.SY.NOTE': 'x' } });
+
+    // a code unticked and a value cleared: the surplus repeat and the item are removed (ODM Remove), nothing else
+    const second = { SYDTC: '2026-01-02', SYMPT: ['F'], SEV: '2', NOTE: null };
+    const removals = rave.removals.length;
+    expect((await collect(a.send('P-1', '01', await read(rec(second))))).results.map(plain)).toEqual([{ key: 'r1', ok: true }]);
+    const body = lastPost().body;
+    expect(await validateOdm(body)).toMatchObject({ valid: true });
+    expect(body).toContain('<ItemData ItemOID="I.SY.NOTE" TransactionType="Remove"/>');
+    expect(body).toContain('<ItemGroupData ItemGroupOID="IG.SY.SYMPT" ItemGroupRepeatKey="2" TransactionType="Remove">');
+    expect(rave.removals.slice(removals)).toEqual([
+      { subject: 'P-1', level: 'item', event: 'SE.V1', form: 'F.SY', group: 'IG.SY', item: 'I.SY.NOTE' },
+      { subject: 'P-1', level: 'group', event: 'SE.V1', form: 'F.SY', group: 'IG.SY.SYMPT', groupRepeat: '2' },
+    ]);
+    expect(stored('P-1')).toEqual(written(second));
+    expect(rave.value('P-1', path('IG.SY.SYMPT', 1), 'I.SY.SYMPT')).toBe('FEVER');
+    // sent once: read again, nothing is left to remove (a Remove of absent data would be refused)
+    await collect(a.send('P-1', '01', await read(rec(second))));
+    expect(lastPost().body).not.toContain('Remove');
+    expect(rave.removals.length).toBe(removals + 2);
+
+    // the form instance deleted here: FormData Remove; then, the target holding nothing, no call at all
+    const gone = await read(rec(second, { remove: 'form' }));
+    expect((await collect(a.send('P-1', '01', gone))).results.map(plain)).toEqual([{ key: 'r1', ok: true }]);
+    expect(lastPost().body).toMatch(/<FormData FormOID="F\.SY" TransactionType="Remove">\s*<\/FormData>/);
+    expect(await validateOdm(lastPost().body)).toMatchObject({ valid: true });
+    expect(rave.removals.at(-1)).toEqual({ subject: 'P-1', level: 'form', event: 'SE.V1', form: 'F.SY' });
+    expect(stored('P-1')).toEqual({});
+    const posts = rave.requests.filter((r) => r.write).length;
+    const again = await read(rec(second, { remove: 'form' }));
+    expect(again[0]!.atTarget).toBeNull();
+    expect((await collect(a.send('P-1', '01', again))).results.map(plain)).toEqual([{ key: 'r1', ok: true, noop: true }]);
+    expect(rave.requests.filter((r) => r.write).length).toBe(posts);
   });
 });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, like } from 'drizzle-orm';
 import type { EdcConfigView, EdcLinkRow, EdcMappingView, EdcRunView } from '@esource/shared';
 import { auditEvents, edcSyncRuns, edcUserLinks, sites, subjects, users } from '../src/db/schema';
-import { DEMO_EDC, startDemoEdc } from '../src/modules/edc/demo-edc';
+import { DEMO_EDC, DEMO_EDC_BP_GROUP, startDemoEdc } from '../src/modules/edc/demo-edc';
 import type { RaveReceiver } from '../src/modules/edc/receivers/rave-receiver';
 import { startTestServer, waitFor, type TestServer } from './harness';
 
@@ -196,7 +196,8 @@ describe('Associate EDC', () => {
     expect(
       edc.value(
         (await s.database.db.select().from(subjects).where(eq(subjects.id, ptsId)))[0]!.ptsNo,
-        { event: 'SE.V1', form: 'F.VS', group: 'IG.VS' },
+        // (the demo EDC keeps blood pressure in an item group of its own)
+        { event: 'SE.V1', form: 'F.VS', group: DEMO_EDC_BP_GROUP },
         'I.VS.SYSBP',
       ),
     ).toBe('128');

@@ -3,14 +3,16 @@
  * the item list, mapping with its problems and auto-mapping, a sync of the study that sends completed forms only,
  * idempotency (a second sync sends nothing; the EDC is unchanged), only changes are sent, a record refused by the EDC
  * with its reason and fixed, a value changed at the EDC reported as a conflict and not overwritten, a timeout
- * halfway that keeps what was sent, the EDC log and the per-site status, and permissions.
+ * halfway that keeps what was sent, the EDC log and the per-site status, and permissions; a refused record's log
+ * entry with its own exchange; a value cleared and a form deleted here, removed at REDCap once (a blank with
+ * overwriteBehavior=overwrite; action=delete of the instrument's instance).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { EdcConfigView, EdcLogRow, EdcMappingView, EdcRunView, SyncCenterStatusRow } from '@esource/shared';
 
 type EdcLogPage = { totalCount: number; content: EdcLogRow[] };
-import { edcSyncRuns, sites, subjects } from '../src/db/schema';
+import { crfInstances, edcSyncRuns, sites, subjects } from '../src/db/schema';
 import { startRedcapReceiver, type RedcapReceiver } from '../src/modules/edc/receivers/redcap-receiver';
 import { startTestServer, waitFor, type TestServer } from './harness';
 
@@ -30,6 +32,7 @@ const vsFields = [
   { field_name: 'diabp', form_name: 'vs', field_type: 'text', field_label: 'Diastolic', text_validation_type_or_show_slider_number: 'integer' },
   { field_name: 'hr', form_name: 'vs', field_type: 'text', field_label: 'Heart rate', text_validation_type_or_show_slider_number: 'integer' },
 ];
+const aeFields = [{ field_name: 'aeterm', form_name: 'ae', field_type: 'text', field_label: 'Adverse event' }];
 const api = <T>(url: string, json: Record<string, unknown> = {}, who = 'dm') => s.api.post<T>(url, { token: tok[who], headers: H, json });
 const runDone = (id: number) =>
   waitFor(
@@ -51,6 +54,19 @@ const editVs = async (ptsId: number, items: Record<string, unknown>) => {
   });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
 };
+type LogDetail = { request: string | null; response: string | null; changes: { item: string; local: string; old: string | null; new: string | null }[] };
+/** completes a new adverse event (a cycle form) at V2 */
+const saveAe = async (ptsId: number, items: Record<string, unknown>) => {
+  const sched = await s.api.get<Sched>('/project/pts/visits', { token: tok.crc1, headers: H, query: { ptsId } });
+  const v2 = sched.body.data.find((v) => v.code === 'V2')!;
+  const r = await s.api.post<{ instance: { id: number } }>('/crf/form/item/result/saveBatch', {
+    token: tok.crc1,
+    headers: H,
+    json: { ptsId, visitId: v2.visitId, formId: v2.forms.find((f) => f.code === 'AE')!.formId, entryMode: 2, repeatNo: 1, items: Object.entries(items).map(([variable, value]) => ({ variable, value })) },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body.data.instance;
+};
 const sync = async (body: Record<string, unknown> = { scope: 'study' }) => {
   const r = await api<EdcRunView>('/project/pts/job/handEDCStart', body);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -63,9 +79,11 @@ beforeAll(async () => {
   edc = await startRedcapReceiver({
     token: TOKEN,
     study: {
-      metadata: vsFields,
+      metadata: [...vsFields, ...aeFields],
       events: ['v1', 'v2'].map((e, i) => ({ event_name: e.toUpperCase(), arm_num: 1, unique_event_name: `${e}_arm_1`, days_offset: i * 14 })),
-      formEventMapping: ['v1', 'v2'].map((e) => ({ arm_num: 1, unique_event_name: `${e}_arm_1`, form: 'vs' })),
+      formEventMapping: [...['v1', 'v2'].map((e) => ({ arm_num: 1, unique_event_name: `${e}_arm_1`, form: 'vs' })), { arm_num: 1, unique_event_name: 'v2_arm_1', form: 'ae' }],
+      // adverse events (our cycle form AE) repeat at week 2
+      repeating: [{ event_name: 'v2_arm_1', form_name: 'ae' }],
     },
   });
   const [site] = await s.database.db.select().from(sites).where(and(eq(sites.projectId, 1), eq(sites.env, 'PRO'), eq(sites.siteNo, '01')));
@@ -201,6 +219,70 @@ describe('syncing', () => {
     expect(errors.body.data.totalCount).toBe(1);
     // the failure in the starter's language, the technical detail after it
     expect(errors.body.data.content[0]!.reason).toMatch(/^The EDC did not answer in time \(/);
+  }, 120_000);
+
+  it("a refused record's log entry holds its own exchange: its row of the call, REDCap's lines about it", async () => {
+    const ae = await saveAe(ptsIds[2]!, { AETERM: 'Rash', AESTDTC: '2026-11' });
+    expect(ae.id).toBeGreaterThan(0);
+    await editVs(ptsIds[2]!, { HR: 75 });
+    edc.refusals.push({ subject: subjectsNo[2]!, item: 'aeterm', reason: 'Terms are coded first' });
+    const run = await sync({ scope: 'subject', ptsId: ptsIds[2]! });
+    expect(run.counts).toMatchObject({ sent: 2, synced: 1, failed: 1 });
+    const logs = (await api<EdcLogPage>('/edcLog/list', { runId: run.id, pageSize: 50 })).body.data.content;
+    const refused = (await api<LogDetail>('/edcLog/getChangeLogList', { id: logs.find((l) => l.action === 'refused')!.id })).body.data;
+    const sent = (await api<LogDetail>('/edcLog/getChangeLogList', { id: logs.find((l) => l.action === 'sent')!.id })).body.data;
+    expect(refused.request).toContain('"aeterm":"Rash"');
+    expect(refused.request).toContain('"redcap_repeat_instrument":"ae"');
+    expect(refused.request).not.toContain('"hr"');
+    expect(refused.response).toBe(`"${subjectsNo[2]}","aeterm","Rash","Terms are coded first"`);
+    expect(sent.request).toContain('"hr":"75"');
+    expect(sent.request).not.toContain('aeterm');
+    expect(sent.response).toBe('{"count":1}');
+    edc.refusals.length = 0;
+    expect((await sync({ scope: 'subject', ptsId: ptsIds[2]! })).status).toBe(2);
+    expect(edc.value(subjectsNo[2]!, { event: 'v2_arm_1', instrument: 'ae', instance: 1 }, 'aeterm')).toBe('Rash');
+  }, 120_000);
+
+  it('a value cleared here is cleared at REDCap; a form deleted here is deleted there (its instance only), once', async () => {
+    await editVs(ptsIds[2]!, { HR: null });
+    const cleared = await sync({ scope: 'subject', ptsId: ptsIds[2]! });
+    expect(cleared.status).toBe(2);
+    expect(edc.value(subjectsNo[2]!, { event: 'v1_arm_1' }, 'hr')).toBeNull();
+    expect(edc.removals.at(-1)).toEqual({ call: 'import', record: subjectsNo[2], event: 'v1_arm_1', instrument: '', instance: '', columns: ['hr'] });
+    const sentLog = (await api<EdcLogPage>('/edcLog/list', { runId: cleared.id, action: 'sent', pageSize: 50 })).body.data.content[0]!;
+    const sentDetail = (await api<LogDetail>('/edcLog/getChangeLogList', { id: sentLog.id })).body.data;
+    expect(sentDetail.changes).toContainEqual(expect.objectContaining({ item: 'hr', local: 'Heart rate', old: '75', new: null }));
+    expect(sentDetail.request).toContain('overwriteBehavior=overwrite');
+
+    const [ae] = await s.database.db.select().from(crfInstances).where(and(eq(crfInstances.subjectId, ptsIds[2]!), eq(crfInstances.repeatNo, 1), isNull(crfInstances.deletedAt), eq(crfInstances.unscheduledId, 0))).orderBy(desc(crfInstances.id)).limit(1);
+    const del = await s.api.post('/crf/form/item/result/deleteRepeatForm', { token: tok.crc1, headers: H, json: { instanceId: ae!.id, reason: 'entered in error' } });
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    // a value corrected at the EDC since the last sync blocks the removal as a conflict: nothing is deleted there
+    const aeRow = { event: 'v2_arm_1', instrument: 'ae', instance: 1 };
+    edc.setValue(subjectsNo[2]!, aeRow, 'aeterm', 'Rash (coded)');
+    const blocked = await sync({ scope: 'subject', ptsId: ptsIds[2]! });
+    expect(blocked.counts).toMatchObject({ conflicts: 1, removed: 0 });
+    expect(edc.value(subjectsNo[2]!, aeRow, 'aeterm')).toBe('Rash (coded)');
+    edc.setValue(subjectsNo[2]!, aeRow, 'aeterm', 'Rash'); // the EDC agrees again
+    const removal = await sync({ scope: 'subject', ptsId: ptsIds[2]! });
+    expect(removal.status, JSON.stringify(removal)).toBe(2);
+    expect(removal.counts).toMatchObject({ sent: 1, removed: 1 });
+    expect(edc.removals.at(-1)).toEqual({ call: 'delete', record: subjectsNo[2], event: 'v2_arm_1', instrument: 'ae', instance: '1', columns: ['aeterm', 'ae_complete'] });
+    expect(edc.value(subjectsNo[2]!, { event: 'v2_arm_1', instrument: 'ae', instance: 1 }, 'aeterm')).toBeNull();
+    expect(edc.value(subjectsNo[2]!, { event: 'v1_arm_1' }, 'sysbp')).toBe('122');
+    const removed = (await api<EdcLogPage>('/edcLog/list', { runId: removal.id, action: 'removed', pageSize: 50 })).body.data.content;
+    expect(removed).toHaveLength(1);
+    const rmDetail = (await api<LogDetail>('/edcLog/getChangeLogList', { id: removed[0]!.id })).body.data;
+    expect(rmDetail.request).toContain('action=delete');
+    expect(rmDetail.changes).toEqual([expect.objectContaining({ item: 'aeterm', old: 'Rash', new: null })]);
+    // once: the next sync sends nothing
+    const calls = edc.requests.filter((r) => r.write).length;
+    const again = await sync({ scope: 'subject', ptsId: ptsIds[2]! });
+    expect(again.counts).toMatchObject({ sent: 0, removed: 0 });
+    expect(edc.requests.filter((r) => r.write).length).toBe(calls);
+    // the site's status counts the live forms only
+    const status = await api<SyncCenterStatusRow[]>('/SyncCenterStatus/getSyncCenterStatusList');
+    expect(status.body.data.find((r) => r.siteNo === '01')).toMatchObject({ failed: 0 });
   }, 120_000);
 
   it('a site user sees only their sites in the log; others cannot start syncs', async () => {

@@ -10,7 +10,7 @@ import { dateSchema, idSchema, intSchema, pageRequest, pageResult } from './comm
 export const EDC_SYNC_STATUS = { pending: 0, syncing: 1, synced: 2, failed: 3 } as const;
 export type EdcSyncStatus = (typeof EDC_SYNC_STATUS)[keyof typeof EDC_SYNC_STATUS];
 export const EDC_SCHEDULES = ['hourly', 'daily'] as const;
-export const EDC_LOG_ACTIONS = ['sent', 'refused', 'conflict', 'error'] as const;
+export const EDC_LOG_ACTIONS = ['sent', 'removed', 'refused', 'conflict', 'error'] as const;
 export type EdcLogAction = (typeof EDC_LOG_ACTIONS)[number];
 export const EDC_MAPPING_LEVELS = ['event', 'form', 'item'] as const;
 export type EdcMappingLevel = (typeof EDC_MAPPING_LEVELS)[number];
@@ -146,7 +146,17 @@ export const edcRunView = z.object({
   trigger: z.enum(['manual', 'schedule']),
   status: z.number().int(),
   counts: z
-    .object({ subjects: z.number().int(), records: z.number().int(), sent: z.number().int(), synced: z.number().int(), failed: z.number().int(), conflicts: z.number().int(), unchanged: z.number().int() })
+    .object({
+      subjects: z.number().int(),
+      records: z.number().int(),
+      sent: z.number().int(),
+      synced: z.number().int(),
+      failed: z.number().int(),
+      conflicts: z.number().int(),
+      unchanged: z.number().int(),
+      /** form instances removed at the EDC (deleted here after they were synced); absent in runs before removals */
+      removed: z.number().int().optional(),
+    })
     .nullable(),
   error: z.string().nullable(),
   startedByName: z.string().nullable(),

@@ -49,6 +49,8 @@ export const ERROR_STATUS = {
   STALE_WRITE_ITEMS: 409,
   CERTIFY_NOT_COMPLETED: 409,
   STALE_WRITE: 409,
+  /** syncUserToHospital: no hospital connection of the project accepts users (issue 15 item 8) */
+  HOSPITAL_SYNC_UNSUPPORTED: 409,
   UNSUPPORTED_MEDIA_TYPE: 415,
   PAYLOAD_TOO_LARGE: 413,
   /** a subject already has an extraction queued or running (issue 11) */
@@ -131,6 +133,42 @@ export const ERROR_STATUS = {
   EDC_LINK_REFUSED: 400,
   /** the OCR engine's queue is full: try again in a moment */
   OCR_BUSY: 503,
+  /** feedback (issue 15 item 5): more than FEEDBACK_LIMITS.perHour sent by the user in the last hour */
+  FEEDBACK_FLOOD: 429,
+  /** a feedback screenshot that is not a PNG/JPG image, or is damaged (the problem named) */
+  FEEDBACK_SCREENSHOT_INVALID: 400,
+  /** a feedback screenshot over 2 MB */
+  FEEDBACK_SCREENSHOT_TOO_LARGE: 400,
+  /** someone else answered, closed or reopened the feedback since it was opened (names who and when) */
+  FEEDBACK_STALE: 409,
+  /** closed feedback is reopened before it is answered or closed again */
+  FEEDBACK_CLOSED: 409,
+  /** only closed feedback can be reopened */
+  FEEDBACK_NOT_CLOSED: 409,
+  /** personal settings (issue 15): an avatar that is not a PNG/JPG image, or is damaged (the problem named) */
+  AVATAR_INVALID: 400,
+  /** an avatar over 2 MB (spec §9) */
+  AVATAR_TOO_LARGE: 400,
+  /** phone change: the new number is the caller's current one */
+  PHONE_SAME: 400,
+  /** phone change: the number is bound to another account */
+  PHONE_TAKEN: 409,
+  /** a verification code was asked for too soon after the last one (per number and per account) */
+  SMS_CODE_TOO_SOON: 429,
+  /** the day's verification codes for the number or the account are used up */
+  SMS_CODE_DAILY_LIMIT: 429,
+  /** no code was sent for this number (or a newer request replaced it) */
+  SMS_CODE_NONE: 400,
+  /** a wrong code; counts toward the code's attempts */
+  SMS_CODE_WRONG: 400,
+  /** the code is older than its lifetime */
+  SMS_CODE_EXPIRED: 400,
+  /** the code was used already */
+  SMS_CODE_USED: 400,
+  /** too many wrong entries: the code is spent */
+  SMS_CODE_LOCKED: 400,
+  /** the SMS gateway refused or could not be reached; no code is valid */
+  SMS_SEND_FAILED: 502,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

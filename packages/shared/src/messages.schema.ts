@@ -6,7 +6,8 @@ import { dateSchema, idListSchema, idSchema, pageRequest, pageResult } from './c
  * environment. Only the recipient reads them; the badge (POST /message/manager/badgeInfo) counts the same rows.
  */
 /** query: a query raised, reopened or answered (issue 13; content `query:{json}`, worded by the web) */
-export const MESSAGE_KINDS = ['system', 'team', 'invite', 'query'] as const;
+/** feedback: an answer to, or the close of, the reader's feedback (issue 15 item 5; content `feedback:{json}`, worded by the web) */
+export const MESSAGE_KINDS = ['system', 'team', 'invite', 'query', 'feedback'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
 const readFlag = z.preprocess(

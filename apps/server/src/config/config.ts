@@ -104,6 +104,42 @@ export function parseFileStore(env: NodeJS.ProcessEnv): { kind: 'local' } | S3Se
   };
 }
 
+/** How text messages (verification codes) are sent (SMS_PROVIDER; parseSms; docs/decisions.md "SMS provider"). */
+export type SmsSettings =
+  | { kind: 'outbox' }
+  | {
+      kind: 'http';
+      /** SMS_HTTP_URL: the gateway's endpoint (http or https), POSTed one JSON message per text */
+      url: string;
+      /** SMS_HTTP_KEY: sent as `Authorization: Bearer <key>` (unset = no header) */
+      key: string | undefined;
+      /** SMS_HTTP_TEMPLATE: the template id registered at the gateway for verification codes (sent as `template`) */
+      template: string | undefined;
+      /** SMS_HTTP_SIGN: the sender signature registered at the gateway (sent as `sign`) */
+      sign: string | undefined;
+      /** SMS_HTTP_TIMEOUT_MS: how long to wait for the gateway (default 10000) */
+      timeoutMs: number;
+    };
+
+/** SMS_PROVIDER: outbox (default: messages are kept for administrators to read, development) or http (SMS_HTTP_*). */
+export function parseSms(env: NodeJS.ProcessEnv): SmsSettings {
+  const kind = (env.SMS_PROVIDER ?? '').trim().toLowerCase();
+  if (kind === '' || kind === 'outbox') return { kind: 'outbox' };
+  if (kind !== 'http') throw new Error(`SMS_PROVIDER must be outbox or http, got ${env.SMS_PROVIDER}`);
+  const url = (env.SMS_HTTP_URL ?? '').trim();
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(url)) throw new Error(`SMS_PROVIDER=http needs SMS_HTTP_URL, an http(s) URL; got '${url}'`);
+  const timeout = Number((env.SMS_HTTP_TIMEOUT_MS ?? '').trim() || 10_000);
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new Error(`SMS_HTTP_TIMEOUT_MS must be a positive number, got ${env.SMS_HTTP_TIMEOUT_MS}`);
+  return {
+    kind: 'http',
+    url,
+    key: env.SMS_HTTP_KEY || undefined,
+    template: (env.SMS_HTTP_TEMPLATE ?? '').trim() || undefined,
+    sign: (env.SMS_HTTP_SIGN ?? '').trim() || undefined,
+    timeoutMs: timeout,
+  };
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -129,6 +165,8 @@ export interface Config {
   dataDir: string;
   /** where uploaded source documents are kept (FILE_STORE, parseFileStore) */
   fileStore: { kind: 'local' } | S3Settings;
+  /** how text messages (verification codes) go out (SMS_PROVIDER, parseSms) */
+  sms: SmsSettings;
   sessionIdleMinutes: number;
   loginMaxFailures: number;
   loginLockMinutes: number;
@@ -179,6 +217,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     auditCheckpointMinutes: int('AUDIT_CHECKPOINT_MINUTES', 5),
     dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, 'data'),
     fileStore: parseFileStore(process.env),
+    sms: parseSms(process.env),
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
     loginLockMinutes: int('LOGIN_LOCK_MINUTES', 15),

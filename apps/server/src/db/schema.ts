@@ -1698,7 +1698,7 @@ export const edcSyncRuns = pgTable(
     trigger: varchar('trigger', { length: 8 }).$type<'manual' | 'schedule'>().notNull(),
     /** EDC_SYNC_STATUS: 0 pending, 1 syncing, 2 synced, 3 sync failed (some record failed or the target failed) */
     status: smallint('status').notNull().default(0),
-    counts: jsonb('counts').$type<{ subjects: number; records: number; sent: number; synced: number; failed: number; conflicts: number; unchanged: number }>(),
+    counts: jsonb('counts').$type<{ subjects: number; records: number; sent: number; synced: number; failed: number; conflicts: number; unchanged: number; removed?: number }>(),
     error: varchar('error', { length: 500 }),
     startedBy: integer('started_by').references(() => users.id),
     startedByName: varchar('started_by_name', { length: 50 }),
@@ -1773,12 +1773,12 @@ export const edcLogs = pgTable(
     ptsNo: varchar('pts_no', { length: 30 }),
     /** the form's name and visit's name when logged (what getDataNameList offers) */
     dataName: varchar('data_name', { length: 200 }),
-    /** 'sent' | 'refused' | 'conflict' | 'error' */
+    /** 'sent' | 'removed' | 'refused' | 'conflict' | 'error' */
     action: varchar('action', { length: 10 }).notNull(),
     /** 2 success, 3 failed */
     status: smallint('status').notNull(),
-    /** item changes sent: target item, our item, old (last accepted) → new */
-    changes: jsonb('changes').$type<{ item: string; local: string; old: string | null; new: string | null }[]>(),
+    /** item changes sent: target item, our item's label (zh; localEn when the design has it), old (last accepted) → new */
+    changes: jsonb('changes').$type<{ item: string; local: string; localEn?: string; old: string | null; new: string | null }[]>(),
     reason: varchar('reason', { length: 1000 }),
     httpStatus: integer('http_status'),
     request: text('request'),
@@ -1815,3 +1815,114 @@ export const edcUserLinks = pgTable(
   },
   (t) => [uniqueIndex('edc_user_links_user_config').on(t.userId, t.configId)],
 );
+
+/**
+ * Verification codes of the phone change (issue 15 item 1; migration 0036): only a salted SHA-256 of the code is kept.
+ * A code ends when used, replaced by a newer one, spent by wrong entries or not delivered. The rows also count the
+ * requests per number and per account (rate limits).
+ */
+export const phoneCodes = pgTable(
+  'phone_codes',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    phone: varchar('phone', { length: 20 }).notNull(),
+    purpose: varchar('purpose', { length: 20 }).notNull().default('bindPhone'),
+    salt: varchar('salt', { length: 32 }).notNull(),
+    codeHash: varchar('code_hash', { length: 64 }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    expiresAt: ts('expires_at').notNull(),
+    usedAt: ts('used_at'),
+    endedAt: ts('ended_at'),
+    /** replaced, locked (too many wrong entries) or undelivered */
+    endReason: varchar('end_reason', { length: 20 }),
+    ip: varchar('ip', { length: 64 }),
+    createdAt: created(),
+  },
+  (t) => [index('phone_codes_user_created').on(t.userId, t.createdAt), index('phone_codes_phone_created').on(t.phone, t.createdAt)],
+);
+
+/** The development SMS provider's messages (SMS_PROVIDER=outbox), read by administrators on /system/smsOutbox. */
+export const smsOutbox = pgTable(
+  'sms_outbox',
+  {
+    id: serial('id').primaryKey(),
+    phone: varchar('phone', { length: 20 }).notNull(),
+    template: varchar('template', { length: 40 }).notNull(),
+    body: text('body').notNull(),
+    language: varchar('language', { length: 5 }).notNull(),
+    userId: integer('user_id').references(() => users.id),
+    createdAt: created(),
+  },
+  (t) => [index('sms_outbox_phone').on(t.phone, t.id)],
+);
+
+/**
+ * Feedback (issue 15 item 5; migration 0038): what a user sent from the user menu — category, text, the page they were
+ * on (path only) and an optional screenshot in the file store (checked by content, re-encoded without metadata). `env`
+ * is the sender's environment when they sent it: the answers reach them as messages there. `version` grows with every
+ * answer, close and reopen (stale actions are refused naming updated_by).
+ */
+export const feedback = pgTable(
+  'feedback',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    env: envCol(),
+    loginType: smallint('login_type'),
+    category: varchar('category', { length: 20 }).$type<'bug' | 'suggestion' | 'question' | 'other'>().notNull(),
+    content: text('content').notNull(),
+    pagePath: varchar('page_path', { length: 500 }),
+    language: varchar('language', { length: 5 }).notNull(),
+    userAgent: varchar('user_agent', { length: 300 }),
+    screenshotKey: varchar('screenshot_key', { length: 64 }),
+    screenshotType: varchar('screenshot_type', { length: 20 }),
+    screenshotSize: integer('screenshot_size'),
+    status: varchar('status', { length: 10 }).$type<'open' | 'answered' | 'closed'>().notNull().default('open'),
+    version: integer('version').notNull().default(1),
+    createdAt: created(),
+    updatedAt: updated(),
+    updatedBy: integer('updated_by').references(() => users.id),
+  },
+  (t) => [
+    index('feedback_user_created').on(t.userId, t.createdAt),
+    index('feedback_created').on(t.createdAt),
+    index('feedback_status_created').on(t.status, t.createdAt),
+    check('feedback_category', sql`${t.category} in ('bug', 'suggestion', 'question', 'other')`),
+    check('feedback_status', sql`${t.status} in ('open', 'answered', 'closed')`),
+    check('feedback_content_length', sql`char_length(${t.content}) between 1 and 2000`),
+  ],
+);
+
+/** The thread of a feedback: answers (each also a message to the sender), closes with their note, reopens. */
+export const feedbackReplies = pgTable(
+  'feedback_replies',
+  {
+    id: serial('id').primaryKey(),
+    feedbackId: integer('feedback_id')
+      .notNull()
+      .references(() => feedback.id),
+    kind: varchar('kind', { length: 10 }).$type<'answer' | 'close' | 'reopen'>().notNull(),
+    content: text('content'),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** the message the sender received (answers and closes) */
+    messageId: integer('message_id').references(() => messages.id),
+    createdAt: created(),
+  },
+  (t) => [index('feedback_replies_feedback').on(t.feedbackId, t.id), check('feedback_replies_kind', sql`${t.kind} in ('answer', 'close', 'reopen')`)],
+);
+
+/** Settings an administrator keeps in the product (issue 15 item 3): `hosts` (getConfig), `adminInfo` (/admin/info/*). */
+export const systemSettings = pgTable('system_settings', {
+  key: varchar('key', { length: 40 }).primaryKey(),
+  value: jsonb('value').notNull(),
+  lockVersion: integer('lock_version').notNull().default(1),
+  updatedBy: integer('updated_by').references(() => users.id),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

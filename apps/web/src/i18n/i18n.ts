@@ -66,6 +66,10 @@ export const NAMESPACES = [
   'reports',
   'edc',
   'edcLink',
+  'feedback',
+  'profile',
+  'smsOutbox',
+  'systemSettings',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

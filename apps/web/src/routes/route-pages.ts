@@ -49,6 +49,8 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   deptDict: userSys,
   // issue 13 item 5: drug, diagnosis, surgery and examination dictionaries
   dictionaries: () => import('../features/dictionaries/pages/dictionaries-page'),
+  // issue 15 item 5: feedback users sent from the user menu
+  feedback: () => import('../features/feedback/pages/feedback-page'),
   // module 6: the supervision log and the login log are tabs of the audit page (it opens on the entry's tab)
   auditTrack,
   superviseLog: auditTrack,
@@ -75,6 +77,8 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   sourceConnections: () => import('../features/sources/pages/connections-page'),
   hl7Messages: () => import('../features/hl7/pages/project-hl7-page'),
   systemHl7Messages: () => import('../features/hl7/pages/system-hl7-page'),
+  smsOutbox: () => import('../features/sms-outbox/pages/sms-outbox-page'),
+  systemSettings: () => import('../features/system-settings/pages/system-settings-page'),
   reports: () => import('../features/sources/pages/reports-page'),
   // issue 12: source documents, their de-identification review and messages
   sourceFile: () => import('../features/documents/pages/source-files-page'),

@@ -161,6 +161,73 @@ describe('odmClinicalChunks', () => {
     expect(parseOdmStudy(both).problems).toEqual([]);
   });
 
+  it('lays out a form of several item groups as its metadata defines them: groups of the form, items of the group, repeat keys exactly where Repeating', () => {
+    const meta = parseOdmStudy(
+      [...designToOdmMetadata(design, { creationDateTime: AT, studyOid: 'S.DEMO', metaDataVersionOid: 'MDV.v1' })].join(''),
+    );
+    const mdv = meta.studies[0]!.metaDataVersions[0]!;
+    let several = 0;
+    for (const form of design.forms) {
+      const groups = formItemGroups(form, sampleValues(design, form.code));
+      if (new Set(groups.map((g) => g.groupOid)).size > 1) several++;
+      const def = mdv.forms.find((f) => f.oid === odmOid.form(form.code))!;
+      for (const g of groups) {
+        expect(def.itemGroupRefs.map((r) => r.oid)).toContain(g.groupOid);
+        const gd = mdv.itemGroups.find((x) => x.oid === g.groupOid)!;
+        expect(gd.repeating).toBe(g.repeatKey !== undefined);
+        for (const i of g.items) expect(gd.itemRefs.map((r) => r.oid)).toContain(i.itemOid);
+      }
+    }
+    // XT and XC: the form's items and a checkbox's own repeating group
+    expect(several).toBeGreaterThanOrEqual(2);
+  });
+
+  it('writes Remove transactions (a FormData or ItemGroupData without children, an ItemData without a value) that are valid (xmllint CLI)', async () => {
+    const input: OdmSubject[] = [
+      {
+        subjectKey: 'S-001',
+        transactionType: 'Upsert',
+        events: [
+          {
+            eventOid: 'SE.V1',
+            transactionType: 'Upsert',
+            forms: [
+              {
+                formOid: 'F.XT',
+                transactionType: 'Upsert',
+                groups: [
+                  {
+                    groupOid: 'IG.XT',
+                    transactionType: 'Upsert',
+                    items: [
+                      { itemOid: 'I.XT.TXT', value: 'x', transactionType: 'Upsert' },
+                      { itemOid: 'I.XT.MEMO', value: null, transactionType: 'Remove' },
+                    ],
+                  },
+                  { groupOid: 'IG.XT.CHK', repeatKey: 2, transactionType: 'Remove', items: [] },
+                ],
+              },
+              { formOid: 'F.DM', transactionType: 'Remove', groups: [] },
+            ],
+          },
+        ],
+      },
+    ];
+    const xml = await text(odmClinicalChunks({ ...header, fileType: 'Transactional' }, input));
+    const r = xmllintCli(xml);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(xml).toContain('<ItemData ItemOID="I.XT.MEMO" TransactionType="Remove"/>');
+    expect(xml).toContain('<ItemGroupData ItemGroupOID="IG.XT.CHK" ItemGroupRepeatKey="2" TransactionType="Remove">');
+    expect(xml).toMatch(/<FormData FormOID="F\.DM" TransactionType="Remove">\s*<\/FormData>/);
+    const got = [];
+    for await (const s of parseOdmClinical(xml)) got.push(s);
+    const forms = got[0]!.events[0]!.forms;
+    expect(forms.map((f) => f.transactionType)).toEqual(['Upsert', 'Remove']);
+    expect(forms[0]!.groups.map((g) => g.transactionType)).toEqual(['Upsert', 'Remove']);
+    expect(forms[0]!.groups[0]!.items[1]).toMatchObject({ itemOid: 'I.XT.MEMO', value: null, transactionType: 'Remove' });
+  });
+
   it('replaces characters XML cannot carry, so that any value gives a well-formed, valid document', async () => {
     const xml = await text(
       odmClinicalChunks(header, [

@@ -32,6 +32,7 @@ export interface OdmSignature {
 
 export interface OdmItem {
   itemOid: string;
+  /** ignored (neither Value nor IsNull written) for a Remove in a Transactional file */
   value: OdmValue;
   transactionType?: OdmTransactionType;
   audit?: OdmAudit;
@@ -186,7 +187,9 @@ export function subjectXml(s: OdmSubject, transactional: boolean): string {
         for (const i of g.items) {
           out += `          <ItemData ItemOID="${xmlAttr(i.itemOid)}"`;
           if (transactional && i.transactionType) out += ` TransactionType="${i.transactionType}"`;
-          out += i.value === null ? ' IsNull="Yes"' : ` Value="${xmlAttr(formatOdmValue(i.value))}"`;
+          // a Remove names the item only (ODM 1.3.2: Value is optional; the data removed is the item's)
+          if (!(transactional && i.transactionType === 'Remove'))
+            out += i.value === null ? ' IsNull="Yes"' : ` Value="${xmlAttr(formatOdmValue(i.value))}"`;
           if (i.audit || i.unitOid) {
             out += '>';
             if (i.audit) out += auditRecord(i.audit);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formDefinition } from '@esource/shared';
 import type { EdcTargetItem } from './adapters/adapter';
-import { canonicalValue, mappingProblems, proposeMapping, type MappingDesign, type MappingEntry } from './edc-mapping';
+import { canonicalValue, indexMapping, mappingProblems, proposeMapping, recordItems, type MappingDesign, type MappingEntry } from './edc-mapping';
 
 const vs = formDefinition.parse({
   name: '生命体征',
@@ -74,5 +74,24 @@ describe('EDC mapping rules', () => {
     expect(canonicalValue(f('SYM'), ['h', 'n'], { h: 'HEADACHE' })).toBe('HEADACHE,n');
     expect(canonicalValue(f('VSDAT'), '', null)).toBeNull();
     expect(canonicalValue({ ...f('VSDAT'), type: 'datetime' }, '2026-03-01 08:30', null)).toBe('2026-03-01T08:30:00');
+  });
+
+  it("gives a record's items each with its target group, a checkbox as a multiple choice, our labels in both languages", () => {
+    const form = { code: 'VS', definition: formDefinition.parse({ ...vs, components: vs.components.map((c) => (c.type !== 'table' && c.variable === 'SYSBP' ? { ...c, labelEn: 'Systolic' } : c)) }) };
+    const by = indexMapping([
+      { level: 'item', localKey: 'VS.VSDAT', target: 'I.VS.VSDAT', targetGroup: 'IG.VS', valueMap: null },
+      { level: 'item', localKey: 'VS.SYSBP', target: 'I.VS.SYSBP', targetGroup: 'IG.VS_BP', valueMap: null },
+      { level: 'item', localKey: 'VS.SYM', target: 'I.VS.SYM', targetGroup: 'IG.VS.SYM', valueMap: { h: 'HEADACHE' } },
+      { level: 'item', localKey: 'VS.POS', target: 'I.VS.POS', targetGroup: null, valueMap: null },
+    ]);
+    const { items, locals } = recordItems(form, new Map<string, unknown>([['VSDAT', '2026-03-01'], ['SYSBP', 120], ['SYM', ['h', 'n']]]), by);
+    expect(items).toEqual([
+      { item: 'I.VS.VSDAT', value: '2026-03-01', group: 'IG.VS' },
+      { item: 'I.VS.SYSBP', value: '120', group: 'IG.VS_BP' },
+      { item: 'I.VS.POS', value: null },
+      { item: 'I.VS.SYM', value: 'HEADACHE,n', group: 'IG.VS.SYM', multiple: true },
+    ]);
+    expect(locals['I.VS.SYSBP']).toEqual({ zh: '收缩压', en: 'Systolic' });
+    expect(locals['I.VS.POS']).toEqual({ zh: '体位', en: null });
   });
 });

@@ -4,7 +4,7 @@
  * values in the EDC's terms (canonical forms the adapters turn into the target's own formats).
  */
 import { CHOICE_TYPES, formFields, type FieldComponent, type FormDefinition } from '@esource/shared';
-import type { EdcTargetItem } from './adapters/adapter';
+import type { EdcRecordItem, EdcTargetItem } from './adapters/adapter';
 
 export interface MappingDesign {
   visits: { id: number; code: string; name: string; nameEn: string | null; unscheduled: boolean; formIds: number[] }[];
@@ -201,6 +201,32 @@ export function proposeMapping(design: MappingDesign, entries: readonly MappingE
     }
   }
   return out;
+}
+
+/**
+ * The items one form instance sends, in the EDC's terms: each mapped field's canonical value, the target item group
+ * the mapping gives it (a form whose EDC design has several groups is sent as several ItemGroupData) and whether it
+ * is a multiple choice; with our labels of the target items in both languages (for the EDC log).
+ */
+export function recordItems(
+  form: { code: string; definition: FormDefinition },
+  values: ReadonlyMap<string, unknown>,
+  by: ReturnType<typeof indexMapping>,
+): { items: EdcRecordItem[]; locals: Record<string, { zh: string; en: string | null }> } {
+  const items: EdcRecordItem[] = [];
+  const locals: Record<string, { zh: string; en: string | null }> = {};
+  for (const field of syncableFields(form.definition)) {
+    const im = by.item.get(itemKey(form.code, field.variable));
+    if (!im) continue;
+    items.push({
+      item: im.target,
+      value: canonicalValue(field, values.get(field.variable), im.valueMap),
+      ...(im.targetGroup ? { group: im.targetGroup } : {}),
+      ...(field.type === 'checkbox' ? { multiple: true } : {}),
+    });
+    locals[im.target] = { zh: field.label, en: field.labelEn ?? null };
+  }
+  return { items, locals };
 }
 
 /**

@@ -12,11 +12,18 @@
  *    pending and stops the run; pg-boss retries it with back-off, and the retry sends only what is not synced yet —
  *    so a study sync that timed out halfway keeps what was sent and sends nothing twice (sends are idempotent at the
  *    EDC as well: ODM Upsert, REDCap overwrite on fixed keys).
+ * 5. Removals: a form instance deleted in our eCRF after the EDC accepted it (its sync row remains) is removed at the
+ *    EDC — the whole instance, or only its items where the EDC form also holds another of our forms — and its sync
+ *    row is dropped once the EDC took the removal; a value cleared here is cleared there. The EDC's current values
+ *    (step 2) go with each record (`atTarget`), so a removal is sent only while the EDC still holds something to
+ *    remove: a repeated or retried sync finds nothing left and sends nothing (ODM refuses a Remove of absent data).
+ *    A removal is checked for conflicts like any change: a value corrected at the EDC since is not removed.
  *
- * Every record sent, refused or in conflict, and every failed exchange, is written to the EDC log with who started it.
+ * Every record sent, removed, refused or in conflict, and every failed exchange, is written to the EDC log with who
+ * started it; a record's entry holds the exchange that decided it (its part of the request, the EDC's answer to it).
  */
 import { createHash } from 'node:crypto';
-import { and, asc, eq, gte, inArray, isNotNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import { EDC_SYNC_STATUS, PROGRESS_STATUS, PROGRESS_TYPE, type EdcRunView, type Env, type Language } from '@esource/shared';
 import type { Db } from '../../db/client';
 import { crfInstances, crfValues, edcConfigs, edcLogs, edcSyncRecords, edcSyncRuns, progressItems, sites, subjectUnscheduledVisits, subjects } from '../../db/schema';
@@ -27,8 +34,8 @@ import { groupBy } from '../../lib/group';
 import { reachesSite, siteScope } from '../../lib/site-scope';
 import { recordAudit, actorOf } from '../audit/audit.service';
 import type { JobContext, JobRunner } from '../jobs/job-runner';
-import { EdcTransportError, type EdcAdapter, type EdcExchange, type EdcRecord } from './adapters/adapter';
-import { canonicalValue, indexMapping, itemKey, syncableFields, type MappingDesign } from './edc-mapping';
+import { EdcTransportError, type EdcAdapter, type EdcExchange, type EdcRecord, type EdcRecordItem } from './adapters/adapter';
+import { indexMapping, recordItems, type MappingDesign } from './edc-mapping';
 import { linkedSettings } from './edc-link.service';
 import { EdcService, problemView, runView, settingsOf, transportReason, type AdapterFactory } from './edc.service';
 
@@ -50,7 +57,7 @@ interface SyncJobData {
 type Counts = NonNullable<RunRow['counts']>;
 
 const cut = (s: string | undefined | null) => (s == null ? null : s.length > EXCERPT ? `${s.slice(0, EXCERPT)}…` : s);
-const hashOf = (r: Omit<EdcRecord, 'key'>) => createHash('sha256').update(JSON.stringify(r)).digest('hex');
+const hashOf = (r: object) => createHash('sha256').update(JSON.stringify(r)).digest('hex');
 const same = (a: string | null | undefined, b: string | null | undefined) => (a ?? '') === (b ?? '');
 
 interface Prepared {
@@ -58,10 +65,12 @@ interface Prepared {
   instanceId: number;
   hash: string;
   values: Record<string, string | null>;
-  locals: Record<string, string>;
+  /** target item → our item's label, zh and en (the log shows the reader's) */
+  locals: Record<string, { zh: string; en: string | null }>;
   dataName: string;
   prev: typeof edcSyncRecords.$inferSelect | undefined;
 }
+type LogChange = NonNullable<(typeof edcLogs.$inferInsert)['changes']>[number];
 
 export class EdcSyncService {
   private readonly edc: EdcService;
@@ -152,7 +161,7 @@ export class EdcSyncService {
     if (!run || run.status === EDC_SYNC_STATUS.synced || run.status === EDC_SYNC_STATUS.failed) return;
     const [config] = await this.db.select().from(edcConfigs).where(eq(edcConfigs.id, run.configId));
     const t = translator(data.language);
-    const counts: Counts = { subjects: 0, records: 0, sent: 0, synced: 0, failed: 0, conflicts: 0, unchanged: 0 };
+    const counts: Counts = { subjects: 0, records: 0, sent: 0, synced: 0, failed: 0, conflicts: 0, unchanged: 0, removed: 0 };
     const finish = async (status: number, error: string | null) => {
       await this.db.update(edcSyncRuns).set({ status, counts, error, finishedAt: new Date() }).where(eq(edcSyncRuns.id, run.id));
       if (run.progressItemId && status === EDC_SYNC_STATUS.failed)
@@ -224,8 +233,9 @@ export class EdcSyncService {
     lang: Language,
   ): Promise<void> {
     const prepared = await this.prepare(config, s, m);
-    counts.records += prepared.length;
-    const toSend = prepared.filter((p) => !(p.prev?.status === EDC_SYNC_STATUS.synced && p.prev.sentHash === p.hash));
+    counts.records += prepared.filter((p) => !p.record.remove).length;
+    // removals are always due (their sync row goes once the EDC took them); other records when changed
+    const toSend = prepared.filter((p) => p.record.remove || !(p.prev?.status === EDC_SYNC_STATUS.synced && p.prev.sentHash === p.hash));
     counts.unchanged += prepared.length - toSend.length;
     if (!toSend.length) return;
     const base = { configId: config.id, env: run.env, projectId: run.projectId, siteId: s.siteId, subjectId: s.id };
@@ -241,16 +251,20 @@ export class EdcSyncService {
     });
     const logBase = { env: run.env, projectId: run.projectId, runId: run.id, siteId: s.siteId, subjectId: s.id, ptsNo: s.ptsNo, createdBy: run.startedBy, createdByName: run.startedByName };
     const exchanges: EdcExchange[] = [];
+    const thisRecord = (p: Prepared) => and(eq(edcSyncRecords.configId, config.id), eq(edcSyncRecords.instanceId, p.instanceId));
     try {
       const cur = await adapter.current(s.ptsNo, s.siteNo, toSend.map((p) => p.record));
       exchanges.push(...cur.exchanges);
       const conflicts = new Map<Prepared, string[]>();
       for (const p of toSend) {
-        const sent = p.prev?.sentValues;
         const there = cur.values.get(p.record.key);
+        // what the EDC holds goes with the record: removals are sent only where there is something to remove
+        p.record.atTarget = there ? Object.fromEntries(there) : null;
+        const sent = p.prev?.sentValues;
         if (!sent || !there) continue;
+        const now = (i: EdcRecordItem) => (p.record.remove ? null : i.value);
         const diffs = p.record.items
-          .filter((i) => there.has(i.item) && !same(there.get(i.item), sent[i.item]) && !same(there.get(i.item), i.value))
+          .filter((i) => there.has(i.item) && !same(there.get(i.item), sent[i.item]) && !same(there.get(i.item), now(i)))
           .map((i) => t('edc.conflictItem', { item: i.item, there: there.get(i.item) ?? '∅', sent: sent[i.item] ?? '∅' }));
         if (diffs.length) conflicts.set(p, diffs);
       }
@@ -262,24 +276,31 @@ export class EdcSyncService {
       await this.db.transaction(async (tx) => {
         for (const [p, diffs] of conflicts) {
           const reason = t('edc.conflict', { items: diffs.join('; ') });
-          await tx.update(edcSyncRecords).set({ status: EDC_SYNC_STATUS.failed, reason: reason.slice(0, 1000), updatedAt: now }).where(and(eq(edcSyncRecords.configId, config.id), eq(edcSyncRecords.instanceId, p.instanceId)));
+          await tx.update(edcSyncRecords).set({ status: EDC_SYNC_STATUS.failed, reason: reason.slice(0, 1000), updatedAt: now }).where(thisRecord(p));
           await tx.insert(edcLogs).values({ ...logBase, instanceId: p.instanceId, dataName: p.dataName, action: 'conflict', status: 3, reason: reason.slice(0, 1000), changes: this.changes(p) });
           counts.conflicts++;
         }
         for (const p of sendable) {
           const r = outcome.results.find((x) => x.key === p.record.key) ?? { key: p.record.key, ok: false, reason: t('edc.noResult') };
-          counts.sent++;
-          const exchange = { httpStatus: sendEx?.httpStatus ?? null, request: cut(sendEx?.request), response: cut(sendEx?.response) };
-          if (r.ok) {
+          if (!r.noop) counts.sent++;
+          // the record's own exchange (its part of the request, the EDC's answer to it); else the call's last
+          const ex = r.noop ? undefined : (r.exchange ?? sendEx);
+          const exchange = { httpStatus: ex?.httpStatus ?? null, request: cut(ex?.request), response: cut(ex?.response) };
+          if (r.ok && p.record.remove) {
+            // removed at the EDC (or nothing left there to remove): the instance no longer has a sync state
+            await tx.delete(edcSyncRecords).where(thisRecord(p));
+            await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, action: 'removed', status: 2, reason: r.noop ? t('edc.removedAbsent') : null, changes: this.changes(p) });
+            counts.removed = (counts.removed ?? 0) + 1;
+          } else if (r.ok) {
             await tx
               .update(edcSyncRecords)
               .set({ status: EDC_SYNC_STATUS.synced, sentHash: p.hash, sentValues: p.values, reason: null, syncedAt: now, updatedAt: now })
-              .where(and(eq(edcSyncRecords.configId, config.id), eq(edcSyncRecords.instanceId, p.instanceId)));
+              .where(thisRecord(p));
             await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, action: 'sent', status: 2, changes: this.changes(p) });
             counts.synced++;
           } else {
             const reason = (r.reason ?? t('edc.refused')).slice(0, 1000);
-            await tx.update(edcSyncRecords).set({ status: EDC_SYNC_STATUS.failed, reason, updatedAt: now }).where(and(eq(edcSyncRecords.configId, config.id), eq(edcSyncRecords.instanceId, p.instanceId)));
+            await tx.update(edcSyncRecords).set({ status: EDC_SYNC_STATUS.failed, reason, updatedAt: now }).where(thisRecord(p));
             await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, action: 'refused', status: 3, reason, changes: this.changes(p) });
             counts.failed++;
           }
@@ -300,20 +321,38 @@ export class EdcSyncService {
     }
   }
 
-  private changes(p: Prepared) {
+  /** The item changes a log entry lists (target item, our item's label in both languages, old → new). */
+  private changes(p: Prepared): LogChange[] {
     const prev = p.prev?.status === EDC_SYNC_STATUS.synced || p.prev?.sentValues ? (p.prev.sentValues ?? {}) : {};
+    const label = (item: string) => ({ local: p.locals[item]?.zh ?? '', ...(p.locals[item]?.en ? { localEn: p.locals[item].en } : {}) });
+    // a removal: every value the EDC last accepted goes
+    if (p.record.remove) return Object.entries(prev).filter(([, v]) => v !== null).map(([item, old]) => ({ item, ...label(item), old, new: null }));
     return p.record.items
       .filter((i) => !same(prev[i.item], i.value) || !(i.item in prev))
       .filter((i) => i.item in prev || i.value !== null)
-      .map((i) => ({ item: i.item, local: p.locals[i.item] ?? '', old: prev[i.item] ?? null, new: i.value }));
+      .map((i) => ({ item: i.item, ...label(i.item), old: prev[i.item] ?? null, new: i.value }));
   }
 
-  /** The subject's completed forms as records in the EDC's terms (forms not mapped are left out). */
+  /**
+   * The subject's completed forms as records in the EDC's terms (forms not mapped are left out), and the removals:
+   * instances deleted here that still have a sync row (the EDC was sent them).
+   */
   private async prepare(config: ConfigRow, s: { id: number }, m: { design: MappingDesign; by: ReturnType<typeof indexMapping> }): Promise<Prepared[]> {
     const inst = await this.db
       .select()
       .from(crfInstances)
-      .where(and(eq(crfInstances.subjectId, s.id), gte(crfInstances.status, 2), sql`${crfInstances.deletedAt} is null`))
+      .where(
+        and(
+          eq(crfInstances.subjectId, s.id),
+          or(
+            and(gte(crfInstances.status, 2), isNull(crfInstances.deletedAt)),
+            and(
+              isNotNull(crfInstances.deletedAt),
+              sql`exists (select 1 from ${edcSyncRecords} where ${edcSyncRecords.instanceId} = ${crfInstances.id} and ${edcSyncRecords.configId} = ${config.id})`,
+            ),
+          ),
+        ),
+      )
       .orderBy(asc(crfInstances.id));
     if (!inst.length) return [];
     const ids = inst.map((i) => i.id);
@@ -326,6 +365,9 @@ export class EdcSyncService {
       .orderBy(asc(subjectUnscheduledVisits.id));
     const visitById = new Map(m.design.visits.map((v) => [v.id, v]));
     const formById = new Map(m.design.forms.map((f) => [f.id, f]));
+    // EDC forms that hold several of our forms: a removal there clears our items only
+    const formsOfTarget = new Map<string, number>();
+    for (const e of m.by.form.values()) formsOfTarget.set(e.target, (formsOfTarget.get(e.target) ?? 0) + 1);
     const out: Prepared[] = [];
     const valsOf = groupBy(vals, (v) => v.instanceId);
     for (const i of inst) {
@@ -333,33 +375,40 @@ export class EdcSyncService {
       const visit = visitById.get(i.visitId);
       const fm = form ? m.by.form.get(form.code) : undefined;
       if (!form || !visit || !fm) continue;
-      const values = new Map((valsOf.get(i.id) ?? []).map((v) => [v.variable, v.value?.v]));
-      const items: EdcRecord['items'] = [];
-      const locals: Record<string, string> = {};
-      const groups = new Map<string, number>();
-      for (const field of syncableFields(form.definition)) {
-        const im = m.by.item.get(itemKey(form.code, field.variable));
-        if (!im) continue;
-        items.push({ item: im.target, value: canonicalValue(field, values.get(field.variable), im.valueMap) });
-        locals[im.target] = field.label;
-        if (im.targetGroup) groups.set(im.targetGroup, (groups.get(im.targetGroup) ?? 0) + 1);
-      }
+      const values = new Map<string, unknown>((valsOf.get(i.id) ?? []).map((v) => [v.variable, v.value?.v]));
+      // each item with its own target group (a form of several groups is sent as several ItemGroupData)
+      const { items, locals } = recordItems(form, values, m.by);
       if (!items.length) continue;
+      const groups = new Map<string, number>();
+      for (const x of items) if (x.group) groups.set(x.group, (groups.get(x.group) ?? 0) + 1);
       const eventRepeat = i.unscheduledId ? unscheduled.filter((u) => u.visitId === i.visitId).findIndex((u) => u.id === i.unscheduledId) + 1 || 1 : 1;
       const em = m.by.event.get(visit.code);
+      const removed = i.deletedAt !== null;
+      const record: EdcRecord = {
+        key: String(i.id),
+        ...(em ? { event: em.target } : {}),
+        eventRepeat,
+        form: fm.target,
+        formRepeat: i.repeatNo,
+        items,
+        ...(removed ? { remove: (formsOfTarget.get(fm.target) ?? 0) > 1 ? ('items' as const) : ('form' as const) } : {}),
+      };
+      // the hash of what is sent, as it was before items carried their groups (a form of one group keeps its hash,
+      // so an upgrade resends nothing); the groups count where a form's items go to several
       const group = [...groups.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-      const body: Omit<EdcRecord, 'key'> = {
+      const hashed = {
         ...(em ? { event: em.target } : {}),
         eventRepeat,
         form: fm.target,
         formRepeat: i.repeatNo,
         ...(group ? { group } : {}),
-        items,
+        items: items.map((x) => ({ item: x.item, value: x.value })),
+        ...(groups.size > 1 ? { groups: items.map((x) => x.group ?? null) } : {}),
       };
       out.push({
-        record: { key: String(i.id), ...body },
+        record,
         instanceId: i.id,
-        hash: hashOf(body),
+        hash: hashOf(hashed),
         values: Object.fromEntries(items.map((x) => [x.item, x.value])),
         locals,
         dataName: `${visit.name} / ${form.name}${i.repeatNo > 1 ? ` #${i.repeatNo}` : ''}`.slice(0, 200),

@@ -2,7 +2,7 @@
  * EDC configuration, mapping, status lists and the EDC log (issue 14 items 2–4). The sync itself is in
  * edc-sync.service.ts. Every call is scoped to the caller's project and environment, lists also to their sites.
  */
-import { and, asc, count, desc, eq, gte, inArray, lt, max, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, isNull, lt, max, ne, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   EDC_SYNC_STATUS,
@@ -336,6 +336,8 @@ export class EdcService {
           .select({ siteId: edcSyncRecords.siteId, status: edcSyncRecords.status, n: count(), last: max(edcSyncRecords.syncedAt) })
           .from(edcSyncRecords)
           .innerJoin(subjects, eq(subjects.id, edcSyncRecords.subjectId))
+          // (a form deleted here keeps its sync row until the EDC took its removal: it is no record of the site)
+          .innerJoin(crfInstances, and(eq(crfInstances.id, edcSyncRecords.instanceId), isNull(crfInstances.deletedAt)))
           .where(and(eq(edcSyncRecords.configId, c.id), this.subjectScope(ctx)))
           .groupBy(edcSyncRecords.siteId, edcSyncRecords.status)
       : [];
@@ -501,26 +503,35 @@ export class EdcService {
     return pageOf(q, n, rows.map((x) => this.logRow(x)));
   }
 
+  /** A log entry's item changes with our items' labels in the reader's language (en when the design has it). */
+  private static changesIn(changes: (typeof edcLogs.$inferSelect)['changes'], lang: Language): EdcLogDetail['changes'] {
+    const en = lang === 'en_US';
+    return (changes ?? []).map((c) => ({ item: c.item, local: (en && c.localEn) || c.local, old: c.old, new: c.new }));
+  }
+
   /** Every row of the filters, for the export (bounded). */
   async logsForExport(ctx: ProjectScopedContext, q: Partial<EdcLogListRequest>, limit: number): Promise<(EdcLogDetail & { changesText: string })[]> {
     const rows = await this.logSelect()
       .where(this.logWhere(ctx, q))
       .orderBy(desc(edcLogs.id))
       .limit(limit);
-    return rows.map((x) => ({
-      ...this.logRow(x),
-      changes: x.l.changes ?? [],
-      request: null,
-      response: null,
-      changesText: (x.l.changes ?? []).map((c) => `${c.local} → ${c.item}: ${c.old ?? '∅'} → ${c.new ?? '∅'}`).join('\n'),
-    }));
+    return rows.map((x) => {
+      const changes = EdcService.changesIn(x.l.changes, ctx.language);
+      return {
+        ...this.logRow(x),
+        changes,
+        request: null,
+        response: null,
+        changesText: changes.map((c) => `${c.local} → ${c.item}: ${c.old ?? '∅'} → ${c.new ?? '∅'}`).join('\n'),
+      };
+    });
   }
 
-  /** POST /edcLog/getChangeLogList: one entry's item changes and the exchange with the target. */
+  /** POST /edcLog/getChangeLogList: one entry's item changes (our labels in the reader's language) and the exchange. */
   async logDetail(ctx: ProjectScopedContext, id: number): Promise<EdcLogDetail> {
     const [x] = await this.logSelect().where(and(this.logWhere(ctx, {}), eq(edcLogs.id, id)));
     if (!x) throw new AppError('NOT_FOUND', { entity: 'edcLog' });
-    return { ...this.logRow(x), changes: x.l.changes ?? [], request: x.l.request, response: x.l.response };
+    return { ...this.logRow(x), changes: EdcService.changesIn(x.l.changes, ctx.language), request: x.l.request, response: x.l.response };
   }
 
   /** POST /edcLog/getDataNameList: the form/visit names the log holds (a filter's options). */

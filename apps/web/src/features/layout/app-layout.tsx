@@ -14,11 +14,13 @@ import { breadcrumbsFor, menuFor, moduleLanding, moduleTabs, type MenuNode } fro
 import { readJson, writeJson } from '../../lib/storage';
 import { sessionStore, useSession, useAccess, useUserInfo, authApi } from '../session';
 import { productFor, ProductLogo } from '../brand';
+import { AdminContact } from '../system-settings';
 import { Watermark, watermarkLines } from '../watermark';
 import { ProgressPanel, progressApi } from '../progress';
 import { tabCountsQuery } from '../documents';
 import { SearchPalette, useSearchShortcut } from '../search';
 import { ModifyPasswordDialog } from '../password';
+import { FeedbackDialog } from '../feedback';
 import { LanguageSwitch } from './language-switch';
 import { EnvSwitch } from './env-switch';
 import { UserMenu } from './user-menu';
@@ -69,10 +71,12 @@ function AppLayout() {
 
   const [collapsed, setCollapsed] = useState<boolean>(() => readJson('menuCollapsed') === true);
   const [pwdOpen, setPwdOpen] = useState(false);
+  const [feedbackOpen, setFeedbackOpen] = useState(false);
   const [searchOpen, setSearchOpen] = useState(false);
   const openSearch = useCallback(() => setSearchOpen(true), []);
   // mounted from the first opening on (keeps their close animation and state)
   const pwdUsed = useStickyTrue(pwdOpen);
+  const feedbackUsed = useStickyTrue(feedbackOpen);
   const searchUsed = useStickyTrue(searchOpen);
   const canSearch = isCentre && Boolean(data && can(data.pms, { anyOf: ['project:search:query'] }));
   useSearchShortcut(canSearch, openSearch);
@@ -210,6 +214,7 @@ function AppLayout() {
         status="403"
         title={t('common:noPermissionTitle')}
         subTitle={t('common:noPermissionPage')}
+        extra={<AdminContact />}
         data-testid="forbidden"
       />
     );
@@ -265,6 +270,7 @@ function AppLayout() {
             imgUrl={data?.user.imgUrl ?? null}
             loginType={loginType}
             onModifyPassword={() => setPwdOpen(true)}
+            onFeedback={() => setFeedbackOpen(true)}
           />
         </div>
       </Header>
@@ -349,6 +355,7 @@ function AppLayout() {
         {data && pwdUsed ? (
           <ModifyPasswordDialog open={pwdOpen} userId={data.user.id} onClose={() => setPwdOpen(false)} />
         ) : null}
+        {feedbackUsed ? <FeedbackDialog open={feedbackOpen} onClose={() => setFeedbackOpen(false)} /> : null}
         {canSearch && searchUsed ? (
           <SearchPalette open={searchOpen} onClose={() => setSearchOpen(false)} />
         ) : null}

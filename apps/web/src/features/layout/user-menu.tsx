@@ -1,6 +1,7 @@
 import { App, Avatar, Dropdown, Space } from 'antd';
 import {
   BellOutlined,
+  CommentOutlined,
   DownOutlined,
   KeyOutlined,
   LinkOutlined,
@@ -22,21 +23,26 @@ import { logout } from '../session';
 export function userMenuKeys(loginType: LoginType | null): string[] {
   const keys: string[] = [];
   if (loginType === 1) keys.push('edcLink');
-  keys.push('personal', 'messages', 'password', 'logout');
+  keys.push('personal', 'messages', 'feedback', 'password', 'logout');
   return keys;
 }
 
-/** User dropdown: Associate EDC (type 1), Personal Settings, Messages, Modify Password, Log Out with 'Sure to quit?'. */
+/**
+ * User dropdown: Associate EDC (type 1), Personal Settings, Messages, Feedback (a dialog; issue 15 item 5), Modify
+ * Password, Log Out with 'Sure to quit?'.
+ */
 export function UserMenu({
   name,
   imgUrl,
   loginType,
   onModifyPassword,
+  onFeedback,
 }: {
   name: string;
   imgUrl: string | null;
   loginType: LoginType | null;
   onModifyPassword: () => void;
+  onFeedback: () => void;
 }) {
   const { t } = useTranslation('layout');
   const { modal } = App.useApp();
@@ -46,6 +52,7 @@ export function UserMenu({
     edcLink: <LinkOutlined />,
     personal: <SettingOutlined />,
     messages: <BellOutlined />,
+    feedback: <CommentOutlined />,
     password: <KeyOutlined />,
     logout: <LogoutOutlined />,
   };
@@ -62,6 +69,7 @@ export function UserMenu({
     if (key === 'edcLink') void navigate('/edc-link');
     else if (key === 'personal') void navigate('/user-info');
     else if (key === 'messages') void navigate('/messages');
+    else if (key === 'feedback') onFeedback();
     else if (key === 'password') onModifyPassword();
     else if (key === 'logout') {
       modal.confirm({

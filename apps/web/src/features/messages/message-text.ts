@@ -27,5 +27,16 @@ export function messageText(m: MessageRow, t: TFunction<'messages'>): { title: s
       return { title: m.title, content: m.content };
     }
   }
+  if (m.kind === 'feedback' && m.content.startsWith('feedback:')) {
+    // an answer to, or the close of, the reader's feedback (issue 15 item 5), stored as data
+    try {
+      const f = JSON.parse(m.content.slice('feedback:'.length)) as { f: number; e: 'answer' | 'close'; cat: string; quote: string; text: string };
+      const category = t(`feedback.category.${f.cat}`, { defaultValue: f.cat });
+      const vars = { id: f.f, category, quote: f.quote, text: f.text };
+      return { title: t(`feedback.${f.e}Title`, vars), content: `${t(`feedback.${f.e}Body`, vars)}\n\n${t('feedback.more')}` };
+    } catch {
+      return { title: m.title, content: m.content };
+    }
+  }
   return { title: m.title, content: m.content };
 }

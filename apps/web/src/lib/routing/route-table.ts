@@ -202,8 +202,7 @@ export const ROUTES: readonly AppRoute[] = [
     id,
     path,
     // roles, permission groups, organisations and departments are tabs of the user-management page, which
-    // opens on the tab of the menu entry that led there; only feedback is not built yet
-    placeholder: id === 'feedback',
+    // opens on the tab of the menu entry that led there; dictionaries and feedback are pages of their own
     shell: true,
     sideBar: true,
     module: 2,
@@ -221,6 +220,28 @@ export const ROUTES: readonly AppRoute[] = [
     module: 2,
     anyOf: ['system:config:query'],
     menu: { icon: 'message' },
+  },
+
+  // the development SMS provider's messages (SMS_PROVIDER=outbox), e.g. phone-change codes (issue 15)
+  {
+    id: 'smsOutbox',
+    path: '/system/smsOutbox',
+    shell: true,
+    sideBar: true,
+    module: 2,
+    anyOf: ['system:config:query'],
+    menu: { icon: 'message' },
+  },
+
+  // the administrator's contact and the suite's host addresses (issue 15 item 3)
+  {
+    id: 'systemSettings',
+    path: '/system/settings',
+    shell: true,
+    sideBar: true,
+    module: 2,
+    anyOf: ['system:config:query'],
+    menu: { icon: 'config' },
   },
 
   // ---------- module 6: system log / audit trail ----------

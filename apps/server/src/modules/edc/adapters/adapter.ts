@@ -6,7 +6,8 @@
  *   (and OpenClinica/LibreClinica's ODM import) take them: POST an ODM document per subject, read the subject's
  *   current data back as ODM, read the study metadata as ODM for the item list.
  * - kind 3, `redcap.ts`: the REDCap API (token; content=metadata / event / formEventMapping for the item list,
- *   export records for the current values, import records with overwriteBehavior=normal).
+ *   export records for the current values, import records with overwriteBehavior=normal or overwrite to clear,
+ *   action=delete of an instrument for a removed form instance).
  *
  * Adapters are stateless apart from their settings; they never log or return the secret.
  */
@@ -31,6 +32,21 @@ export interface EdcTargetItem {
   repeating?: boolean;
 }
 
+/** One value of a record in target terms. */
+export interface EdcRecordItem {
+  item: string;
+  /** the value in the target's terms (codes already mapped); null = clear the value at the target */
+  value: string | null;
+  /**
+   * kind 1: the ItemGroupOID holding the item (the mapping's target group); absent: the record's `group`, else the
+   * group of the target's form that holds the item (its metadata). A form of several groups is sent as one
+   * ItemGroupData per group.
+   */
+  group?: string;
+  /** a multiple choice (codes joined by ','): kind 1 writes one ItemGroupData per code where the item's group repeats */
+  multiple?: boolean;
+}
+
 /** One of our form instances in target terms: what is sent for it. */
 export interface EdcRecord {
   /** our key of the record (the eCRF instance id), echoed in the results */
@@ -41,9 +57,22 @@ export interface EdcRecord {
   form: string;
   /** the form's occurrence at the target (cycle forms); 1 when absent */
   formRepeat?: number;
+  /** kind 1: the item group of items that name none (see EdcRecordItem.group) */
   group?: string;
-  /** values in the target's terms (codes already mapped); null = clear the value at the target */
-  items: { item: string; value: string | null }[];
+  items: EdcRecordItem[];
+  /**
+   * The form instance was deleted in our eCRF after it was synced: 'form' removes the whole form instance at the
+   * target (ODM FormData TransactionType="Remove"; REDCap action=delete of the instrument), 'items' clears only the
+   * listed items (the target form also holds another of our forms). Absent: the items are written.
+   */
+  remove?: 'form' | 'items';
+  /**
+   * What the target holds for this record, read just before (current): item → value; null = the target has no such
+   * record. With it, an adapter sends only the removals there is something to remove for (ODM makes a Remove of
+   * data that is not there an error) and sizes repeated groups; absent (not read), a cleared value is written the
+   * idempotent way (ODM ItemData Upsert IsNull="Yes") and a removal is sent as it is.
+   */
+  atTarget?: Record<string, string | null> | null;
 }
 
 /** What the target said about one record. */
@@ -52,6 +81,13 @@ export interface EdcRecordResult {
   ok: boolean;
   /** the target's own reason when refused (its message, its error code) */
   reason?: string;
+  /**
+   * The exchange that decided this record — the call that refused it, or the one that accepted it — with the
+   * request cut down to this record's part and, where the answer lists problems per record, the answer to its own.
+   */
+  exchange?: EdcExchange;
+  /** nothing had to change at the target for this record (e.g. a removal of what it no longer holds): no call made */
+  noop?: boolean;
 }
 
 /** What one exchange with the target was, for the EDC log (request and response bodies cut to a few KB). */
@@ -108,9 +144,10 @@ export interface EdcAdapter {
    */
   current(subjectKey: string, siteKey: string | undefined, records: EdcRecord[]): Promise<{ values: Map<string, Map<string, string | null>>; exchanges: EdcExchange[] }>;
   /**
-   * Sends a subject's changed records. Idempotent: the same records sent again leave the target as it was (ODM
-   * TransactionType Upsert; REDCap overwriteBehavior normal on fixed record/event/instance keys). A record refused
-   * by the target is a result with ok false and the target's reason; a failure of the exchange throws.
+   * Sends a subject's changed records (and removals). Idempotent: the same records sent again leave the target as
+   * it was (ODM TransactionType Upsert; REDCap overwriteBehavior normal on fixed record/event/instance keys; a
+   * removal is sent only while `atTarget` shows something to remove). A record refused by the target is a result
+   * with ok false and the target's reason; a failure of the exchange throws.
    */
   send(subjectKey: string, siteKey: string | undefined, records: EdcRecord[]): Promise<EdcSendOutcome>;
 }

@@ -9,11 +9,19 @@
  *   ODM ClinicalData (a 404 or no SubjectData: the target has nothing for the subject).
  * - send: POST {base}/RaveWebServices/webservice.aspx?PostODMClinicalData, one subject per POST: an ODM Transactional
  *   document (written by @esource/interop's odmClinicalChunks) with TransactionType Upsert on SubjectData (required
- *   there in a Transactional file), StudyEventData, FormData, ItemGroupData and ItemData. A value to clear is sent as
- *   ItemData Upsert IsNull="Yes", not Remove: ODM makes a Remove of an item that has no data an error, so a retried
- *   or repeated clear would be refused; Upsert is idempotent. Repeat keys are written exactly where the def is
- *   Repeating (StudyEventRepeatKey = eventRepeat, FormRepeatKey = formRepeat, ItemGroupRepeatKey 1). SiteRef is
- *   the site key.
+ *   there in a Transactional file), StudyEventData, FormData, ItemGroupData and ItemData. A form whose target
+ *   design has several item groups is sent as one ItemGroupData per group: each item goes to its own group (the
+ *   mapping's target group, else the group of the target's form holding it). A multiple choice in a repeating
+ *   group is the "select all that apply" pattern: one ItemGroupData per code, repeat keys 1…n (as our own clinical
+ *   writer, formItemGroups, and metadata, designToOdmMetadata, lay out a checkbox).
+ * - removals (ODM 1.3.2 Transactions; the Rave receiver applies them): a value cleared in our eCRF is ItemData
+ *   TransactionType="Remove" (no Value), a form instance deleted here is FormData TransactionType="Remove" (no
+ *   children), a multiple choice that lost codes removes its surplus ItemGroupData repeats. ODM makes a Remove of
+ *   data that is not there an error, so removals are written only where the record's `atTarget` (the target's
+ *   values read just before) shows data — which also makes them idempotent: a repeated sync finds nothing left to
+ *   remove and sends nothing. Without `atTarget` a cleared value is written as ItemData Upsert IsNull="Yes".
+ *   Repeat keys are written exactly where the def is Repeating (StudyEventRepeatKey = eventRepeat, FormRepeatKey =
+ *   formRepeat, ItemGroupRepeatKey 1 or the code's position). SiteRef is the site key.
  *
  * Per-record results from an all-or-nothing POST: RWS refuses a transaction with
  * <Response IsTransactionSuccessful="0" ReasonCode=… ErrorOriginLocation="/ODM/ClinicalData[1]/SubjectData[1]/
@@ -22,24 +30,27 @@
  * ok:false with "message [ReasonCode]". Nothing was applied, so the rest is posted again, until a POST is accepted
  * (each refusal removes at least one record). A refusal at SubjectData level (the subject itself, its site) refuses
  * every record of the subject. A refusal without a usable location makes the remaining records go one per POST,
- * each with its own answer.
+ * each with its own answer. Each record's result carries the exchange that decided it, its request cut down to the
+ * record's own part of the document (its SubjectData within the ClinicalData).
  *
  * The study's metadata is read once per adapter instance (MetaDataVersionOID, repeating defs, item groups).
  */
 import { randomUUID } from 'node:crypto';
 import {
   odmClinicalChunks,
+  subjectXml,
   parseOdmClinical,
   parseOdmStudy,
   type OdmEvent,
   type OdmForm,
+  type OdmItemGroup,
   type OdmMetaDataVersionDef,
   type OdmParsedSubject,
   type OdmSubject,
   type OdmText,
 } from '@esource/interop';
-import { EdcTransportError, type EdcAdapter, type EdcExchange, type EdcRecord, type EdcRecordResult, type EdcSendOutcome, type EdcSettings, type EdcTargetItem } from './adapter';
-import { edcFetch, maskSecret, statusError, type EdcHttpResponse } from './edc-http';
+import { EdcTransportError, type EdcAdapter, type EdcExchange, type EdcRecord, type EdcRecordItem, type EdcRecordResult, type EdcSendOutcome, type EdcSettings, type EdcTargetItem } from './adapter';
+import { edcFetch, logText, maskSecret, statusError, type EdcHttpResponse } from './edc-http';
 
 interface StudyMeta {
   mdv: OdmMetaDataVersionDef;
@@ -199,38 +210,88 @@ export class OdmHttpAdapter implements EdcAdapter {
     return out;
   }
 
-  /** The item group a record's items go to: its own, else the form's group holding its first item. */
-  private groupOf(meta: StudyMeta, rec: EdcRecord): string | undefined {
-    if (rec.group) return rec.group;
-    for (const it of rec.items) {
-      const g = meta.groupOfItem.get(`${rec.form}\u0000${it.item}`);
-      if (g) return g;
-    }
-    return undefined;
+  /** The item group an item goes to: its own (the mapping's), the record's, else the target form's group holding it. */
+  private groupOf(meta: StudyMeta, rec: EdcRecord, it: EdcRecordItem): string {
+    return it.group ?? rec.group ?? meta.groupOfItem.get(`${rec.form}\u0000${it.item}`) ?? '';
   }
 
-  /** The subject's records as one SubjectData (Upsert throughout) and where each record landed in it. */
+  /**
+   * What one record writes into its FormData: the Remove of the form, or its ItemGroupData (one per target group,
+   * repeats for a multiple choice in a repeating group, Removes where the target holds what we cleared). Null when
+   * nothing has to change at the target.
+   */
+  private plan(meta: StudyMeta, rec: EdcRecord): { removeForm: boolean; groups: OdmItemGroup[] } | null {
+    const at = rec.atTarget;
+    if (rec.remove === 'form') return at === null ? null : { removeForm: true, groups: [] };
+    const clearAll = rec.remove === 'items';
+    const groups: OdmItemGroup[] = [];
+    const groupFor = (groupOid: string, repeatKey: string | undefined) => {
+      let g = groups.find((x) => x.groupOid === groupOid && x.repeatKey === repeatKey && x.transactionType === 'Upsert');
+      if (!g) groups.push((g = { groupOid, ...(repeatKey !== undefined ? { repeatKey } : {}), transactionType: 'Upsert', items: [] }));
+      return g;
+    };
+    for (const it of rec.items) {
+      const groupOid = this.groupOf(meta, rec, it);
+      const repeating = meta.groupRepeating.get(groupOid) ?? false;
+      const value = clearAll ? null : it.value;
+      // what the target holds: undefined = not read, null = nothing
+      const there = at === undefined ? undefined : at === null ? null : (at[it.item] ?? null);
+      if (it.multiple && repeating) {
+        const codes = (value ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+        codes.forEach((code, i) => groupFor(groupOid, String(i + 1)).items.push({ itemOid: it.item, value: code, transactionType: 'Upsert' }));
+        const held = (there ?? '').split(',').filter((c) => c.trim()).length;
+        for (let i = codes.length + 1; i <= held; i++) groups.push({ groupOid, repeatKey: String(i), transactionType: 'Remove', items: [] });
+        continue;
+      }
+      const g = () => groupFor(groupOid, repeating ? '1' : undefined);
+      if (value !== null) g().items.push({ itemOid: it.item, value, transactionType: 'Upsert' });
+      else if (there === undefined) g().items.push({ itemOid: it.item, value: null, transactionType: 'Upsert' });
+      else if (there !== null) g().items.push({ itemOid: it.item, value: null, transactionType: 'Remove' });
+    }
+    return groups.length ? { removeForm: false, groups } : null;
+  }
+
+  /** The subject's records as one SubjectData and where each record landed in it (records with a plan only). */
   private subjectOf(meta: StudyMeta, subjectKey: string, siteKey: string | undefined, records: EdcRecord[]): { subject: OdmSubject; placed: Placed[] } {
     const events: OdmEvent[] = [];
     const placed: Placed[] = [];
     for (const rec of records) {
+      const plan = this.plan(meta, rec);
+      if (!plan) continue;
       const eventOid = rec.event ?? '';
       const eventKey = meta.eventRepeating.get(eventOid) ? String(rec.eventRepeat ?? 1) : undefined;
       let ei = events.findIndex((e) => e.eventOid === eventOid && e.repeatKey === eventKey);
       if (ei < 0) ei = events.push({ eventOid, ...(eventKey !== undefined ? { repeatKey: eventKey } : {}), transactionType: 'Upsert', forms: [] }) - 1;
       const ev = events[ei]!;
       const formKey = meta.formRepeating.get(rec.form) ? String(rec.formRepeat ?? 1) : undefined;
-      let fi = ev.forms.findIndex((f) => f.formOid === rec.form && f.repeatKey === formKey);
-      if (fi < 0) fi = ev.forms.push({ formOid: rec.form, ...(formKey !== undefined ? { repeatKey: formKey } : {}), transactionType: 'Upsert', groups: [] }) - 1;
+      const tt = plan.removeForm ? 'Remove' : 'Upsert';
+      // a removed form is a FormData of its own; records of one target form instance share their FormData
+      let fi = plan.removeForm ? -1 : ev.forms.findIndex((f) => f.formOid === rec.form && f.repeatKey === formKey && f.transactionType === 'Upsert');
+      if (fi < 0) fi = ev.forms.push({ formOid: rec.form, ...(formKey !== undefined ? { repeatKey: formKey } : {}), transactionType: tt, groups: [] }) - 1;
       const form: OdmForm = ev.forms[fi]!;
-      const groupOid = this.groupOf(meta, rec) ?? '';
-      const groupKey = meta.groupRepeating.get(groupOid) ? '1' : undefined;
-      let gi = form.groups.findIndex((g) => g.groupOid === groupOid && g.repeatKey === groupKey);
-      if (gi < 0) gi = form.groups.push({ groupOid, ...(groupKey !== undefined ? { repeatKey: groupKey } : {}), transactionType: 'Upsert', items: [] }) - 1;
-      form.groups[gi]!.items.push(...rec.items.map((it) => ({ itemOid: it.item, value: it.value, transactionType: 'Upsert' as const })));
-      placed.push({ rec, event: ei + 1, form: fi + 1, groups: [gi + 1] });
+      const at: number[] = [];
+      for (const g of plan.groups) {
+        const same = g.transactionType === 'Upsert' ? form.groups.findIndex((x) => x.groupOid === g.groupOid && x.repeatKey === g.repeatKey && x.transactionType === 'Upsert') : -1;
+        if (same >= 0) {
+          form.groups[same]!.items.push(...g.items);
+          at.push(same + 1);
+        } else at.push(form.groups.push({ ...g, items: [...g.items] }));
+      }
+      placed.push({ rec, event: ei + 1, form: fi + 1, groups: at });
     }
     return { subject: { subjectKey, ...(siteKey ? { siteOid: siteKey } : {}), transactionType: 'Upsert', events }, placed };
+  }
+
+  /** A record's own part of what is posted: its SubjectData inside the ClinicalData (for the record's log entry). */
+  private excerpt(meta: StudyMeta, subjectKey: string, siteKey: string | undefined, rec: EdcRecord): string {
+    const { subject } = this.subjectOf(meta, subjectKey, siteKey, [rec]);
+    const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+    return `<ClinicalData StudyOID="${attr(this.clinicalStudyOid)}" MetaDataVersionOID="${attr(meta.mdv.oid)}">\n${subjectXml(subject, true)}</ClinicalData>`;
+  }
+
+  /** The exchange as this record's log entry shows it: the call's answer, the record's part of the request. */
+  private exchangeFor(meta: StudyMeta, subjectKey: string, siteKey: string | undefined, rec: EdcRecord, ex: EdcExchange): EdcExchange {
+    return { ...ex, request: logText(this.excerpt(meta, subjectKey, siteKey, rec), this.settings.secret) };
   }
 
   private async post(meta: StudyMeta, subject: OdmSubject, exchanges: EdcExchange[]): Promise<EdcHttpResponse> {
@@ -268,33 +329,44 @@ export class OdmHttpAdapter implements EdcAdapter {
     const results = new Map<string, EdcRecordResult>();
     if (!records.length) return { results: [], exchanges };
     const meta = await this.metaOf(exchanges);
-    let pending = records;
+    // records with nothing to change at the target (a removal of what it no longer holds) are answered without a call
+    let pending = records.filter((rec) => {
+      if (this.plan(meta, rec)) return true;
+      results.set(rec.key, { key: rec.key, ok: true, noop: true });
+      return false;
+    });
+    const outcome = (rec: EdcRecord, r: EdcHttpResponse, ok: boolean, reason?: string): EdcRecordResult => ({
+      key: rec.key,
+      ok,
+      ...(reason !== undefined ? { reason } : {}),
+      exchange: this.exchangeFor(meta, subjectKey, siteKey, rec, r.exchange),
+    });
     let oneByOne = false;
     while (pending.length) {
       if (oneByOne) {
         for (const rec of pending) {
           const r = await this.post(meta, this.subjectOf(meta, subjectKey, siteKey, [rec]).subject, exchanges);
-          results.set(rec.key, OdmHttpAdapter.accepted(r) ? { key: rec.key, ok: true } : { key: rec.key, ok: false, reason: rwsReason(r, this.settings.secret) });
+          results.set(rec.key, OdmHttpAdapter.accepted(r) ? outcome(rec, r, true) : outcome(rec, r, false, rwsReason(r, this.settings.secret)));
         }
         break;
       }
       const { subject, placed } = this.subjectOf(meta, subjectKey, siteKey, pending);
       const r = await this.post(meta, subject, exchanges);
       if (OdmHttpAdapter.accepted(r)) {
-        for (const rec of pending) results.set(rec.key, { key: rec.key, ok: true });
+        for (const rec of pending) results.set(rec.key, outcome(rec, r, true));
         break;
       }
       const reason = rwsReason(r, this.settings.secret);
       const hit = OdmHttpAdapter.located(rwsResponse(r.text)?.ErrorOriginLocation, placed);
       if (!hit) {
         if (pending.length === 1) {
-          results.set(pending[0]!.key, { key: pending[0]!.key, ok: false, reason });
+          results.set(pending[0]!.key, outcome(pending[0]!, r, false, reason));
           break;
         }
         oneByOne = true;
         continue;
       }
-      for (const p of hit) results.set(p.rec.key, { key: p.rec.key, ok: false, reason });
+      for (const p of hit) results.set(p.rec.key, outcome(p.rec, r, false, reason));
       const refused = new Set(hit.map((p) => p.rec.key));
       pending = pending.filter((rec) => !refused.has(rec.key));
     }
@@ -321,14 +393,24 @@ export class OdmHttpAdapter implements EdcAdapter {
       const formKey = meta.formRepeating.get(rec.form) ? String(rec.formRepeat ?? 1) : undefined;
       const form = subject.events.find((e) => e.eventOid === (rec.event ?? '') && e.repeatKey === eventKey)?.forms.find((f) => f.formOid === rec.form && f.repeatKey === formKey);
       if (!form) continue;
-      const groupOid = this.groupOf(meta, rec);
       const vals = new Map<string, string | null>();
+      const text = (v: OdmParsedSubject['events'][number]['forms'][number]['groups'][number]['items'][number]['value']) => (v === null ? null : typeof v === 'string' ? v : String(v));
       for (const it of rec.items) {
+        const groupOid = this.groupOf(meta, rec, it);
+        const inGroup = form.groups.filter((g) => !groupOid || g.groupOid === groupOid);
+        if (it.multiple && meta.groupRepeating.get(groupOid)) {
+          // one code per repeat of the group, in repeat-key order: the codes joined as the engine compares them
+          const codes = [...inGroup]
+            .sort((a, b) => Number(a.repeatKey ?? 0) - Number(b.repeatKey ?? 0))
+            .flatMap((g) => g.items.filter((x) => x.itemOid === it.item).map((x) => text(x.value)))
+            .filter((c): c is string => c !== null && c !== '');
+          vals.set(it.item, codes.length ? codes.join(',') : null);
+          continue;
+        }
         let v: string | null = null;
-        for (const g of form.groups) {
-          if (groupOid && g.groupOid !== groupOid) continue;
+        for (const g of inGroup) {
           const found = g.items.find((x) => x.itemOid === it.item);
-          if (found) v = found.value === null ? null : typeof found.value === 'string' ? found.value : String(found.value);
+          if (found) v = text(found.value);
         }
         vals.set(it.item, v);
       }

@@ -8,7 +8,16 @@
  *   of the records asked about; a record's row is found by redcap_event_name and redcap_repeat_instrument/instance.
  * - send: content=record, action=import, type=flat, one subject per call, overwriteBehavior=normal — or overwrite
  *   when a value is to be cleared (normal ignores blank values; only the fields present in a row are written
- *   either way). Our records of one event instance share one row (REDCap's unit is record × event × instance).
+ *   either way; a cleared checkbox is every option 0). Our records of one event instance share one row (REDCap's
+ *   unit is record × event × instance).
+ * - a form instance deleted in our eCRF after it was synced: content=record, action=delete, records[0]=<subject>,
+ *   instrument=<form>, and — so that REDCap deletes that instrument's data only, never the record — event (and arm
+ *   when the project has several) in longitudinal projects and repeat_instance for a repeating instrument or
+ *   event; one call per instance (REDCap takes these parameters as scalars). Used only where REDCap's version
+ *   (content=version) is at least REDCAP_DELETE_FORM_SINCE, the parameters being documented there; on an older
+ *   REDCap, and for an instrument that also holds another of our forms (`remove: 'items'`), the form's fields are
+ *   cleared instead (blank values with overwrite; the instrument's form status stays). Nothing is sent when
+ *   `atTarget` shows the target no longer holds the instance.
  *
  * Per-record results from an all-or-nothing import: REDCap refuses the whole call (HTTP 400) with
  * `{"error": …}` whose text is either one whole-call sentence ("The following fields were not found in the
@@ -21,11 +30,14 @@
  * removes at least one record). When a refusal cannot be mapped (a line naming another record or an unknown
  * column, or a text of another shape), the remaining records are sent one per call and each gets its own answer.
  *
+ * Each record's result carries the exchange that decided it: the request cut down to the record's own row and
+ * columns, and for a refusal in CSV lines the lines about the record.
+ *
  * The target's project definition (metadata, events, repeating setup) is read once per adapter instance, the
  * first time send or current needs it; create one adapter per sync run to see the target's changes.
  */
 import { EdcTransportError, type EdcAdapter, type EdcExchange, type EdcRecord, type EdcRecordResult, type EdcSendOutcome, type EdcSettings, type EdcTargetItem } from './adapter';
-import { edcFetch, maskSecret, statusError, type EdcHttpResponse } from './edc-http';
+import { edcFetch, logText, maskSecret, statusError, type EdcHttpResponse } from './edc-http';
 import {
   checkboxColumn,
   completeField,
@@ -66,6 +78,19 @@ interface Placement {
 }
 
 type Json = Record<string, unknown>;
+
+/** The first REDCap version whose Delete Records documents instrument, event and repeat_instance (see the file comment). */
+export const REDCAP_DELETE_FORM_SINCE = [14, 0, 0] as const;
+
+/** Whether a REDCap version text ("14.5.0") is at least `since`. */
+export function redcapVersionAtLeast(version: string, since: readonly number[]): boolean {
+  const m = /^\s*(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const v = [Number(m[1]), Number(m[2]), Number(m[3])];
+  for (let i = 0; i < 3; i++) if (v[i]! !== since[i]!) return v[i]! > since[i]!;
+  return true;
+}
+const csvCell = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 /**
  * Our canonical datetime (YYYY-MM-DDTHH:MM:SS, as the mapping produces it) in the form REDCap imports for the
@@ -144,6 +169,7 @@ function errorText(r: EdcHttpResponse): { text: string; fields: string[] } {
 export class RedcapAdapter implements EdcAdapter {
   readonly kind = 3 as const;
   private project: RedcapProject | null = null;
+  private version: string | null = null;
 
   constructor(private readonly settings: EdcSettings) {
     if (settings.kind !== 3) throw new Error('RedcapAdapter needs kind 3 settings');
@@ -259,14 +285,16 @@ export class RedcapAdapter implements EdcAdapter {
       instance = String(rec.formRepeat ?? 1);
     } else if (event && p.repeatingEvents.has(event)) instance = String(rec.eventRepeat ?? 1);
     const columns = new Map<string, string>();
+    const clearAll = !!rec.remove;
     for (const it of rec.items) {
       const f = p.fields.get(it.item);
+      const value = clearAll ? null : it.value;
       if (f?.field_type === 'checkbox') {
         // a checkbox is one column per option: the listed codes checked, every other option unchecked
-        const checked = new Set((it.value ?? '').split(',').map((c) => c.trim()).filter(Boolean));
+        const checked = new Set((value ?? '').split(',').map((c) => c.trim()).filter(Boolean));
         for (const c of parseRedcapChoices(f.select_choices_or_calculations)) columns.set(checkboxColumn(f.field_name, c.value), checked.has(c.value) ? '1' : '0');
         for (const c of checked) if (!parseRedcapChoices(f.select_choices_or_calculations).some((x) => x.value === c)) columns.set(checkboxColumn(f.field_name, c), '1');
-      } else columns.set(it.item, it.value === null ? '' : toRedcapValue(f, it.value));
+      } else columns.set(it.item, value === null ? '' : toRedcapValue(f, value));
     }
     return { rec, event, instrument, instance, columns };
   }
@@ -291,16 +319,33 @@ export class RedcapAdapter implements EdcAdapter {
     return [...byRow.values()];
   }
 
+  /** The parameters of an import call but the token and the data. */
+  private static importParams(overwrite: boolean): [string, string][] {
+    return [
+      ['content', 'record'],
+      ['action', 'import'],
+      ['format', 'json'],
+      ['type', 'flat'],
+      ['overwriteBehavior', overwrite ? 'overwrite' : 'normal'],
+    ];
+  }
+
+  /** Whether an import of these placements clears a value (needs overwriteBehavior=overwrite). */
+  private static clears(p: RedcapProject, placements: Placement[]): boolean {
+    return placements.some((pl) => pl.rec.items.some((it) => (it.value === null || !!pl.rec.remove) && p.fields.get(it.item)?.field_type !== 'checkbox'));
+  }
+
+  /** A record's part of an import call, as its log entry shows the request: the call's parameters and its own row. */
+  private importExcerpt(p: RedcapProject, subjectKey: string, pl: Placement, overwrite: boolean): string {
+    const params = [...RedcapAdapter.importParams(overwrite), ['data', JSON.stringify(this.rows(p, subjectKey, [pl]))]];
+    return logText(['token=***', ...params.map(([k, v]) => `${k}=${v}`)].join('&'), this.settings.secret);
+  }
+
   private async importCall(p: RedcapProject, subjectKey: string, placements: Placement[], exchanges: EdcExchange[]): Promise<EdcHttpResponse> {
     const rows = this.rows(p, subjectKey, placements);
-    const clears = placements.some((pl) => pl.rec.items.some((it) => it.value === null && p.fields.get(it.item)?.field_type !== 'checkbox'));
     const r = await this.call(
       [
-        ['content', 'record'],
-        ['action', 'import'],
-        ['format', 'json'],
-        ['type', 'flat'],
-        ['overwriteBehavior', clears ? 'overwrite' : 'normal'],
+        ...RedcapAdapter.importParams(RedcapAdapter.clears(p, placements)),
         ['forceAutoNumber', 'false'],
         ['data', JSON.stringify(rows)],
         ['returnContent', 'count'],
@@ -327,12 +372,20 @@ export class RedcapAdapter implements EdcAdapter {
    * Maps a refused import's error text to our records. `refused` holds the reasons per record key; `unmapped` is
    * true when some of the text could not be tied to a record.
    */
-  private mapRefusal(p: RedcapProject, subjectKey: string, placements: Placement[], r: EdcHttpResponse): { refused: Map<string, string[]>; unmapped: boolean } {
+  private mapRefusal(
+    p: RedcapProject,
+    subjectKey: string,
+    placements: Placement[],
+    r: EdcHttpResponse,
+  ): { refused: Map<string, string[]>; lines: Map<string, string[]>; unmapped: boolean } {
     const refused = new Map<string, string[]>();
-    const add = (pls: Placement[], reason: string) => {
+    // the answer's CSV lines about each record, as REDCap wrote them (its log entry's answer)
+    const lines = new Map<string, string[]>();
+    const add = (pls: Placement[], reason: string, line?: string) => {
       for (const pl of pls) {
         const list = refused.get(pl.rec.key) ?? [];
         if (!list.includes(reason)) refused.set(pl.rec.key, [...list, reason]);
+        if (line !== undefined) lines.set(pl.rec.key, [...(lines.get(pl.rec.key) ?? []), line]);
       }
     };
     const { text, fields } = errorText(r);
@@ -343,19 +396,20 @@ export class RedcapAdapter implements EdcAdapter {
       const names = [...fields, ...(notFound[1] ?? '').split(',').map((s) => s.trim())].filter(Boolean);
       const hit = placements.filter((pl) => names.some((n) => pl.columns.has(n)));
       add(hit, maskSecret(text, secret));
-      return { refused, unmapped: hit.length === 0 };
+      return { refused, lines, unmapped: hit.length === 0 };
     }
     const badEvents = /^The following values of redcap_event_name are invalid:\s*(.*)$/i.exec(text.trim());
     if (badEvents) {
       const names = badEvents[1]!.split(',').map((s) => s.trim());
       const hit = placements.filter((pl) => pl.event !== undefined && names.includes(pl.event));
       add(hit, maskSecret(text, secret));
-      return { refused, unmapped: hit.length === 0 };
+      return { refused, lines, unmapped: hit.length === 0 };
     }
-    const lines = parseRedcapErrorLines(text);
-    if (!lines.length || lines.some((l) => l.length < 4)) return { refused, unmapped: true };
+    const csv = parseRedcapErrorLines(text);
+    if (!csv.length || csv.some((l) => l.length < 4)) return { refused, lines, unmapped: true };
     let unmapped = false;
-    for (const [record, field, value, ...rest] of lines) {
+    for (const line of csv) {
+      const [record, field, value, ...rest] = line;
       const message = maskSecret(rest.join(','), secret);
       const reason = `${field} = "${value}": ${message}`;
       if (record !== subjectKey) {
@@ -378,10 +432,10 @@ export class RedcapAdapter implements EdcAdapter {
           hit = placements.filter((pl) => completeField(pl.rec.form) === field || [...pl.columns.keys()].some((c) => c.startsWith(`${field}___`)));
         }
       }
-      if (hit.length) add(hit, reason);
+      if (hit.length) add(hit, reason, maskSecret(line.map(csvCell).join(','), secret));
       else unmapped = true;
     }
-    return { refused, unmapped };
+    return { refused, lines, unmapped };
   }
 
   async send(subjectKey: string, _siteKey: string | undefined, records: EdcRecord[]): Promise<EdcSendOutcome> {
@@ -389,34 +443,104 @@ export class RedcapAdapter implements EdcAdapter {
     const results = new Map<string, EdcRecordResult>();
     if (!records.length) return { results: [], exchanges };
     const p = await this.projectOf(exchanges);
-    let pending = records.map((rec) => this.placement(p, rec));
+    // removals of what the target no longer holds need no call
+    const live = records.filter((rec) => {
+      if (rec.remove && rec.atTarget === null) {
+        results.set(rec.key, { key: rec.key, ok: true, noop: true });
+        return false;
+      }
+      return true;
+    });
+    // a removed form instance is deleted by its own call where REDCap documents the instrument-level delete
+    const forms = live.filter((rec) => rec.remove === 'form');
+    const deleteForms = forms.length > 0 && (await this.deletesForms(exchanges));
+    const deletions = deleteForms ? forms : [];
+    const secret = this.settings.secret;
+    const answer = (r: EdcHttpResponse, pl: Placement, lines?: string[]): EdcExchange => ({
+      ...r.exchange,
+      request: this.importExcerpt(p, subjectKey, pl, RedcapAdapter.clears(p, [pl])),
+      ...(lines?.length ? { response: logText(lines.join('\n'), secret) } : {}),
+    });
+    let pending = live.filter((rec) => !deletions.includes(rec)).map((rec) => this.placement(p, rec));
     let oneByOne = false;
     while (pending.length) {
       if (oneByOne) {
         for (const pl of pending) {
           const r = await this.importCall(p, subjectKey, [pl], exchanges);
-          results.set(pl.rec.key, r.status === 200 ? { key: pl.rec.key, ok: true } : { key: pl.rec.key, ok: false, reason: maskSecret(errorText(r).text, this.settings.secret) || `HTTP ${r.status}` });
+          results.set(
+            pl.rec.key,
+            r.status === 200
+              ? { key: pl.rec.key, ok: true, exchange: answer(r, pl) }
+              : { key: pl.rec.key, ok: false, reason: maskSecret(errorText(r).text, secret) || `HTTP ${r.status}`, exchange: answer(r, pl) },
+          );
         }
         break;
       }
       const r = await this.importCall(p, subjectKey, pending, exchanges);
       if (r.status === 200) {
-        for (const pl of pending) results.set(pl.rec.key, { key: pl.rec.key, ok: true });
+        for (const pl of pending) results.set(pl.rec.key, { key: pl.rec.key, ok: true, exchange: answer(r, pl) });
         break;
       }
-      const { refused, unmapped } = this.mapRefusal(p, subjectKey, pending, r);
-      for (const [key, reasons] of refused) results.set(key, { key, ok: false, reason: reasons.join('; ') });
+      const { refused, lines, unmapped } = this.mapRefusal(p, subjectKey, pending, r);
+      for (const [key, reasons] of refused) {
+        const pl = pending.find((x) => x.rec.key === key)!;
+        results.set(key, { key, ok: false, reason: reasons.join('; '), exchange: answer(r, pl, lines.get(key)) });
+      }
       pending = pending.filter((pl) => !refused.has(pl.rec.key));
       if (unmapped || !refused.size) {
         if (pending.length === 1) {
-          const only = pending[0]!.rec.key;
-          results.set(only, { key: only, ok: false, reason: maskSecret(errorText(r).text, this.settings.secret) || `HTTP ${r.status}` });
+          const only = pending[0]!;
+          results.set(only.rec.key, { key: only.rec.key, ok: false, reason: maskSecret(errorText(r).text, secret) || `HTTP ${r.status}`, exchange: answer(r, only) });
           break;
         }
         oneByOne = true;
       }
     }
+    for (const rec of deletions) {
+      const pl = this.placement(p, rec);
+      const r = await this.deleteCall(p, subjectKey, pl, exchanges);
+      results.set(rec.key, r.status === 200 ? { key: rec.key, ok: true, exchange: r.exchange } : { key: rec.key, ok: false, reason: maskSecret(errorText(r).text, secret) || `HTTP ${r.status}`, exchange: r.exchange });
+    }
     return { results: records.map((rec) => results.get(rec.key) ?? { key: rec.key, ok: false, reason: 'not sent' }), exchanges };
+  }
+
+  /** Whether this REDCap documents the instrument-level Delete Records (read once per adapter instance). */
+  private async deletesForms(exchanges: EdcExchange[]): Promise<boolean> {
+    if (this.version === null) {
+      const r = await this.call([['content', 'version'], ['format', 'json'], ['returnFormat', 'json']], exchanges);
+      if (r.status !== 200) throw statusError(r, 'REDCap export version');
+      this.version = r.text.trim().replace(/^"|"$/g, '');
+    }
+    return redcapVersionAtLeast(this.version, REDCAP_DELETE_FORM_SINCE);
+  }
+
+  /**
+   * Deletes one form instance's data: the record, its instrument, and the event (with the arm when the project has
+   * several) and repeat instance that keep REDCap from deleting more than the instance. A 400 is a refusal of the
+   * record; a 200 must answer the number of records (REDCap's answer to a delete).
+   */
+  private async deleteCall(p: RedcapProject, subjectKey: string, pl: Placement, exchanges: EdcExchange[]): Promise<EdcHttpResponse> {
+    const params: [string, string][] = [
+      ['content', 'record'],
+      ['action', 'delete'],
+      ['records[0]', subjectKey],
+    ];
+    if (p.longitudinal && pl.event !== undefined) {
+      const arms = new Set(p.events.map((e) => e.arm_num));
+      const arm = p.events.find((e) => e.unique_event_name === pl.event)?.arm_num;
+      if (arms.size > 1 && arm !== undefined) params.push(['arm', String(arm)]);
+      params.push(['event', pl.event]);
+    }
+    params.push(['instrument', pl.rec.form]);
+    if (pl.instance !== undefined) params.push(['repeat_instance', pl.instance]);
+    params.push(['returnFormat', 'json']);
+    const r = await this.call(params, exchanges);
+    if (r.status === 200) {
+      if (!/^\s*"?\d+"?\s*$/.test(r.text)) throw new EdcTransportError('protocol', 'REDCap delete: HTTP 200 without the number of records deleted', r.exchange);
+      return r;
+    }
+    if (r.status !== 400) throw statusError(r, 'REDCap delete');
+    return r;
   }
 
   async current(subjectKey: string, _siteKey: string | undefined, records: EdcRecord[]): Promise<{ values: Map<string, Map<string, string | null>>; exchanges: EdcExchange[] }> {

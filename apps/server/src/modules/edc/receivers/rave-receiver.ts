@@ -21,6 +21,9 @@
  * defs; values fit the ItemDef's DataType (integer, float, date, time, datetime, partial dates, boolean, text/string
  * with Length, SignificantDigits) and CodeList; the transaction types hold (Insert of an existing entity, Update /
  * Remove of a missing one are refused; "Subject already exists. [RWS00024]"); a new subject names a known site.
+ * A Remove of a SubjectData, StudyEventData, FormData or ItemGroupData without children removes that entity with
+ * everything in it, a Remove of an ItemData its value (no Value needed); each removal an accepted post applied is
+ * listed in `removals`.
  * Accepted: HTTP 200 <Response IsTransactionSuccessful="1" SuccessStatistics="Rave objects touched: Subjects=…;
  * Folders=…; Forms=…; Fields=…; LogLines=…"/>, counting what actually changed — a repeated Upsert touches nothing.
  *
@@ -70,6 +73,19 @@ export interface RavePath {
   groupRepeat?: string;
 }
 
+/** A removal an accepted post applied (TransactionType Remove): the subject, an event, a form, a group or an item. */
+export interface RaveRemoval {
+  subject: string;
+  level: 'subject' | 'event' | 'form' | 'group' | 'item';
+  event?: string;
+  eventRepeat?: string;
+  form?: string;
+  formRepeat?: string;
+  group?: string;
+  groupRepeat?: string;
+  item?: string;
+}
+
 export interface RaveReceiver {
   /** the server's root, what a kind-1 EDC setting's baseUrl is ({origin}/RaveWebServices/… is served) */
   url: string;
@@ -80,6 +96,8 @@ export interface RaveReceiver {
   readonly changes: number;
   /** accepted posts */
   readonly posts: number;
+  /** every removal accepted posts applied, in order */
+  readonly removals: RaveRemoval[];
   /** the user of the last request whose credentials were accepted (the log holds no Authorization); null before */
   readonly lastUser: string | null;
   /** refusals the receiver gives (fault injection): a whole subject, or an item's values */
@@ -212,6 +230,7 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
   let changes = 0;
   let posts = 0;
   let lastUser: string | null = null;
+  const removals: RaveRemoval[] = [];
   const refusals: Refusal[] = [];
 
   const response = (status: number, a: Record<string, string>): Reply => ({
@@ -228,7 +247,12 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
   }
 
   /** Checks and applies one subject's transactions to a copy; throws PostRefusal at the first problem. */
-  function applySubject(s: OdmParsedSubject, loc: string, stats: { subjects: number; folders: number; forms: number; fields: number; logLines: number }): { copy: StoredSubject | null; changed: number } {
+  function applySubject(
+    s: OdmParsedSubject,
+    loc: string,
+    stats: { subjects: number; folders: number; forms: number; fields: number; logLines: number },
+    removed: RaveRemoval[],
+  ): { copy: StoredSubject | null; changed: number } {
     const tt = s.transactionType;
     if (!tt) throw new PostRefusal('RWS00017', loc, 'TransactionType is required on SubjectData in a Transactional document. (approx.)');
     const refused = refusalFor(refusals, s.subjectKey);
@@ -245,6 +269,7 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
       if (s.events.some((e) => e.transactionType && e.transactionType !== 'Remove')) throw new PostRefusal('RWS00018', loc, 'The descendants of a Remove must be Remove or inherit it. (approx.)');
       if (!s.events.length) {
         stats.subjects++;
+        removed.push({ subject: s.subjectKey, level: 'subject' });
         return { copy: null, changed: 1 };
       }
     }
@@ -261,7 +286,9 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
       let ev = copy.events.get(ek);
       if (eTT === 'Insert' && ev) throw new PostRefusal('RWS00026', eLoc, `The event ${e.eventOid} already exists. (approx.)`);
       if ((eTT === 'Update' || eTT === 'Remove' || eTT === 'Context') && !ev) throw new PostRefusal('RWS00025', eLoc, `The event ${e.eventOid} does not exist. (approx.)`);
+      const at = { subject: s.subjectKey, event: e.eventOid, ...(e.repeatKey !== undefined ? { eventRepeat: String(e.repeatKey) } : {}) };
       if (eTT === 'Remove' && !e.forms.length) {
+        removed.push({ ...at, level: 'event' });
         copy.events.delete(ek);
         changed++;
         counted.folders.add(ek);
@@ -285,7 +312,9 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
         let fm = evForms.get(fk);
         if (fTT === 'Insert' && fm) throw new PostRefusal('RWS00026', fLoc, `The form ${f.formOid} already exists. (approx.)`);
         if ((fTT === 'Update' || fTT === 'Remove' || fTT === 'Context') && !fm) throw new PostRefusal('RWS00025', fLoc, `The form ${f.formOid} does not exist. (approx.)`);
+        const fAt = { ...at, form: f.formOid, ...(f.repeatKey !== undefined ? { formRepeat: String(f.repeatKey) } : {}) };
         if (fTT === 'Remove' && !f.groups.length) {
+          removed.push({ ...fAt, level: 'form' });
           evForms.delete(fk);
           changed++;
           counted.forms.add(`${ek}|${fk}`);
@@ -309,7 +338,9 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
           let gm = fmGroups.get(gk);
           if (gTT === 'Insert' && gm) throw new PostRefusal('RWS00026', gLoc, `The item group ${g.groupOid} already exists. (approx.)`);
           if ((gTT === 'Update' || gTT === 'Remove' || gTT === 'Context') && !gm) throw new PostRefusal('RWS00025', gLoc, `The item group ${g.groupOid} does not exist. (approx.)`);
+          const gAt = { ...fAt, group: g.groupOid, ...(g.repeatKey !== undefined ? { groupRepeat: String(g.repeatKey) } : {}) };
           if (gTT === 'Remove' && !g.items.length) {
+            removed.push({ ...gAt, level: 'group' });
             fmGroups.delete(gk);
             changed++;
             if (gDef.repeating) counted.logLines.add(`${ek}|${fk}|${gk}`);
@@ -331,6 +362,7 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
             if ((iTT === 'Update' || iTT === 'Remove') && !has) throw new PostRefusal('RWS00025', iLoc, `The item ${it.itemOid} has no data to ${iTT === 'Update' ? 'update' : 'remove'}. (approx.)`);
             if (iTT === 'Context') return;
             if (iTT === 'Remove') {
+              removed.push({ ...gAt, level: 'item', item: it.itemOid });
               gmItems.delete(it.itemOid);
               changed++;
               stats.fields++;
@@ -392,6 +424,7 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
     if (header.FileType !== 'Transactional') return refuse(new PostRefusal('RWS00016', '/ODM', 'FileType must be Transactional to post clinical data. (approx.)'));
     const stats = { subjects: 0, folders: 0, forms: 0, fields: 0, logLines: 0 };
     const staged = new Map<string, StoredSubject | null>();
+    const removed: RaveRemoval[] = [];
     let cdIndex = 0;
     let subjectIndex = 0;
     let lastCd = '';
@@ -413,7 +446,7 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
         if (prior) store.set(s.subjectKey, prior);
         else if (prior === null) store.delete(s.subjectKey);
         try {
-          staged.set(s.subjectKey, applySubject(s, `${cdLoc}/SubjectData[${subjectIndex}]`, stats).copy);
+          staged.set(s.subjectKey, applySubject(s, `${cdLoc}/SubjectData[${subjectIndex}]`, stats, removed).copy);
         } finally {
           if (before) store.set(s.subjectKey, before);
           else store.delete(s.subjectKey);
@@ -429,6 +462,7 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
       else store.set(k, v);
     }
     changes += stats.fields;
+    removals.push(...removed);
     posts++;
     const site = subjects.length ? store.get(subjects[subjects.length - 1]!.subjectKey)?.site : undefined;
     return response(200, {
@@ -535,6 +569,7 @@ export async function startRaveReceiver(opts: RaveReceiverOptions): Promise<Rave
     get posts() {
       return posts;
     },
+    removals,
     get lastUser() {
       return lastUser;
     },

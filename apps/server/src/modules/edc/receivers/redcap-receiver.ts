@@ -18,6 +18,16 @@
  * Export: invalid names in fields/forms/events are refused ('The following values in the parameter "fields" are
  * not valid: …'); rows carry every selected column (checkboxes as field___code), the record ID field first.
  *
+ * Delete (content=record, action=delete; REDCap's Delete Records): records[] must all exist ("One or more of the
+ * records provided cannot be deleted because they do not exist in the project. The following records do not
+ * exist: …", all-or-nothing); arm only in longitudinal projects with several arms; instrument and event must be the
+ * project's, event only in longitudinal projects and mandatory there with instrument (as documented — REDCap itself
+ * has been seen to delete the whole record when it is left out), the instrument designated for the event;
+ * repeat_instance a positive integer, only for a repeating instrument or event (left out there: instance 1, as
+ * REDCap does). Without instrument an event's data, without both the whole record (in the arm) is deleted. The
+ * answer is the number of records, as REDCap gives it. Every value a delete or an overwrite import removed is in
+ * `removals`.
+ *
  * Messages marked "(approx.)" in docs/decisions.md are not verbatim REDCap texts; the others are as REDCap answers
  * (taken from published client issues and tests). Limits: JSON only (format/returnFormat), flat only, no data
  * access groups, no auto-numbering, no survey fields; out-of-range values are accepted as REDCap's API does.
@@ -53,6 +63,8 @@ export interface RedcapReceiverOptions {
   study: RedcapStudyDefinition;
   /** the one valid API token */
   token: string;
+  /** what content=version answers (default 14.5.0) */
+  version?: string;
   port?: number;
   host?: string;
 }
@@ -64,6 +76,18 @@ export interface RedcapRowKey {
   instance?: number;
 }
 
+/** A removal the receiver applied: a value cleared by an import with overwrite, or data deleted (action=delete). */
+export interface RedcapRemoval {
+  call: 'import' | 'delete';
+  record: string;
+  /** the row: its event (longitudinal), repeat instrument ('' for none) and instance ('' for none) */
+  event: string;
+  instrument: string;
+  instance: string;
+  /** the columns removed */
+  columns: string[];
+}
+
 export interface RedcapReceiver {
   /** the API URL (…/api/), what a kind-3 EDC setting's baseUrl is */
   url: string;
@@ -72,6 +96,10 @@ export interface RedcapReceiver {
   readonly changes: number;
   /** accepted import calls */
   readonly imports: number;
+  /** accepted delete calls */
+  readonly deletes: number;
+  /** every removal applied, in order */
+  readonly removals: RedcapRemoval[];
   /** refusals the receiver gives (fault injection): a whole record, or one field's values */
   refusals: Refusal[];
   setFault: (fault: ReceiverFault | null) => void;
@@ -186,6 +214,8 @@ export async function startRedcapReceiver(opts: RedcapReceiverOptions): Promise<
   const rowKey = (event: string, instrument: string, instance: string) => JSON.stringify([event, instrument, instance]);
   let changes = 0;
   let imports = 0;
+  let deletes = 0;
+  const removals: RedcapRemoval[] = [];
   const refusals: Refusal[] = [];
 
   const json = (status: number, body: unknown): Reply => ({ status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) });
@@ -345,11 +375,13 @@ export async function startRedcapReceiver(opts: RedcapReceiverOptions): Promise<
       let stored = rec.get(key);
       if (!stored) rec.set(key, (stored = new Map<string, string>()));
       const touchedForms = new Set<string>();
+      const cleared: string[] = [];
       for (const [col, value] of row) {
         const info = columnInfo.get(col)!;
         if (value === '') {
           if (overwrite === 'overwrite' && stored.has(col)) {
             stored.delete(col);
+            cleared.push(col);
             changes++;
           }
           continue;
@@ -366,12 +398,72 @@ export async function startRedcapReceiver(opts: RedcapReceiverOptions): Promise<
           changes++;
         }
       }
+      if (cleared.length) {
+        const [event, instrument, instance] = JSON.parse(key) as [string, string, string];
+        removals.push({ call: 'import', record, event, instrument, instance, columns: cleared });
+      }
       if (!stored.size) rec.delete(key);
     }
     imports++;
     const ids = [...new Set(planned.map((p) => p.record))];
     const returnContent = params.get('returnContent') ?? 'count';
     return json(200, returnContent === 'ids' ? ids : { count: ids.length });
+  }
+
+  function deleteRecords(params: URLSearchParams): Reply {
+    const records = listParam(params, 'records');
+    if (!records.length) return error(400, 'No records were provided to delete (approx.)');
+    const missing = records.filter((r) => !store.has(r));
+    if (missing.length) return error(400, `One or more of the records provided cannot be deleted because they do not exist in the project. The following records do not exist: ${missing.join(', ')}`);
+    const armText = params.get('arm');
+    const arms = [...new Set(events.map((e) => e.arm_num))];
+    if (armText !== null && armText !== '') {
+      if (arms.length < 2) return error(400, 'The parameter "arm" can only be used in longitudinal projects with more than one arm (approx.)');
+      if (!arms.includes(Number(armText))) return error(400, `The value of the parameter "arm" is not valid: ${armText} (approx.)`);
+    }
+    const instrument = params.get('instrument') ?? '';
+    const event = params.get('event') ?? '';
+    const instanceText = params.get('repeat_instance') ?? '';
+    if (instrument && !forms.includes(instrument)) return error(400, `The value of the parameter "instrument" is not valid: ${instrument} (approx.)`);
+    if (event && !longitudinal) return error(400, 'The parameter "event" can only be used in longitudinal projects (approx.)');
+    if (event && !eventNames.has(event)) return error(400, `The value of the parameter "event" is not valid: ${event} (approx.)`);
+    if (instrument && longitudinal && !event) return error(400, 'The parameter "event" is required with "instrument" in longitudinal projects (approx.)');
+    if (instrument && event && !formDesignated(event, instrument)) return error(400, `The instrument '${instrument}' is not designated for the event '${event}' (approx.)`);
+    if (instanceText && !/^[1-9]\d*$/.test(instanceText)) return error(400, 'The value of the parameter "repeat_instance" must be a positive integer (approx.)');
+    const repeatsInstrument = !!instrument && repeatingForm(event, instrument);
+    const repeatsEvent = !!event && repeatingEvent(event);
+    if (instanceText && !repeatsInstrument && !repeatsEvent) return error(400, 'The parameter "repeat_instance" can only be used for a repeating instrument or event (approx.)');
+    const instance = instanceText || (repeatsInstrument || repeatsEvent ? '1' : '');
+    const inArm = (e: string) => !armText || events.find((x) => x.unique_event_name === e)?.arm_num === Number(armText);
+    // the columns of an instrument: its fields (checkbox options), and its form status
+    const columnsOf = (form: string) => new Set([...columnInfo].filter(([, i]) => (i.completeOf ?? i.field!.form_name) === form).map(([c]) => c));
+    for (const record of records) {
+      const rows = store.get(record)!;
+      for (const [k, row] of [...rows]) {
+        const [e, inst, n] = JSON.parse(k) as [string, string, string];
+        if (!inArm(e) || (event && e !== event)) continue;
+        let removed: string[];
+        if (instrument) {
+          // the instrument's row: its repeat instrument, or the event's instance, or the plain row
+          if (repeatsInstrument ? inst !== instrument || n !== instance : inst !== '' || n !== instance) continue;
+          const cols = columnsOf(instrument);
+          removed = [...row.keys()].filter((c) => cols.has(c));
+          for (const c of removed) row.delete(c);
+          if (!row.size) rows.delete(k);
+        } else {
+          removed = [...row.keys()];
+          rows.delete(k);
+        }
+        if (removed.length) {
+          changes += removed.length;
+          removals.push({ call: 'delete', record, event: e, instrument: inst, instance: n, columns: removed });
+        }
+      }
+      // the record itself goes only when no instrument or event was named
+      if (!instrument && !event) store.delete(record);
+    }
+    deletes++;
+    return { status: 200, contentType: 'application/json; charset=utf-8', body: String(records.length) };
   }
 
   function exportRecords(params: URLSearchParams): Reply {
@@ -431,10 +523,11 @@ export async function startRedcapReceiver(opts: RedcapReceiverOptions): Promise<
     if (given !== token) return error(403, 'You do not have permissions to use the API');
     const format = params.get('format') ?? 'xml';
     const content = params.get('content') ?? '';
-    if (content !== 'version' && format !== 'json') return error(400, 'This receiver implements format=json only');
+    // (Delete Records has no format parameter: only returnFormat)
+    if (content !== 'version' && !(content === 'record' && params.get('action') === 'delete') && format !== 'json') return error(400, 'This receiver implements format=json only');
     switch (content) {
       case 'version':
-        return { status: 200, contentType: 'text/html; charset=utf-8', body: '14.5.0' };
+        return { status: 200, contentType: 'text/html; charset=utf-8', body: opts.version ?? '14.5.0' };
       case 'project':
         return json(200, {
           project_id: 1,
@@ -467,6 +560,7 @@ export async function startRedcapReceiver(opts: RedcapReceiverOptions): Promise<
           repeating.map((r) => ({ ...(longitudinal ? { event_name: r.event_name ?? '' } : {}), form_name: r.form_name, custom_form_label: r.custom_form_label ?? '' })),
         );
       case 'record':
+        if (params.get('action') === 'delete') return deleteRecords(params);
         return params.get('action') === 'import' || params.has('data') ? importRecords(params) : exportRecords(params);
       default:
         return error(400, 'The value of the parameter "content" is not valid');
@@ -476,7 +570,7 @@ export async function startRedcapReceiver(opts: RedcapReceiverOptions): Promise<
   const server = await startReceiverServer({
     port: opts.port,
     host: opts.host,
-    isWrite: (method, _path, body) => method === 'POST' && /(^|&)content=record(&|$)/.test(body) && (/(^|&)action=import(&|$)/.test(body) || /(^|&)data=/.test(body)),
+    isWrite: (method, _path, body) => method === 'POST' && /(^|&)content=record(&|$)/.test(body) && (/(^|&)action=(import|delete)(&|$)/.test(body) || /(^|&)data=/.test(body)),
     handle,
     authRefused: () => error(403, 'You do not have permissions to use the API'),
     serverError: () => ({ status: 500, contentType: 'text/html; charset=utf-8', body: '<html><body><h1>Internal Server Error</h1></body></html>' }),
@@ -497,6 +591,10 @@ export async function startRedcapReceiver(opts: RedcapReceiverOptions): Promise<
     get imports() {
       return imports;
     },
+    get deletes() {
+      return deletes;
+    },
+    removals,
     refusals,
     setFault: server.setFault,
     setValue(record, key, field, value) {

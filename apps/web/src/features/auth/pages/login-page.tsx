@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { LIMITS, LOGIN_VARIANTS, type LoginType, type LoginVariant } from '@esource/shared';
 import { login, sessionStore, LanguageToggle } from '../../session';
 import { productFor, ProductLogo } from '../../brand';
+import { AdminContact } from '../../system-settings';
 import { ApiError } from '../../../lib/api-client';
 import { safeTarget } from '../../../lib/routing/guard';
 import { matchRoute } from '../../../lib/routing/route-access';
@@ -196,6 +197,7 @@ export default function LoginPage() {
             <Link to="/agreement">{t('auth:agreementLink')}</Link> ·{' '}
             <Link to="/person">{t('auth:personLink')}</Link>
           </div>
+          <AdminContact />
           <div className="login-other">
             {(Object.keys(LOGIN_VARIANTS) as LoginVariant[])
               .filter((v) => v !== variant)

@@ -6,6 +6,7 @@ import { fmtTime } from './sync-bits';
 
 const ACTION_COLOR: Record<string, string> = {
   sent: 'green',
+  removed: 'purple',
   refused: 'red',
   conflict: 'orange',
   error: 'red',

@@ -23,9 +23,10 @@ import { fmtTime } from './sync-bits';
 type Scope = { env: string; projectId: number | null };
 
 /**
- * The EDC upload log (prolog:upload-edc-log:query): every record sent, refused or in conflict and every failed
- * exchange, filtered by run, subject, site, action, result, visit/form, who started it and date; newest first or
- * oldest first; a row opens its item changes and the exchange; Excel export with prolog:upload-edc-log:export.
+ * The EDC upload log (prolog:upload-edc-log:query): every record sent, removed, refused or in conflict and every
+ * failed exchange, filtered by run, subject, site, action, result, visit/form, who started it and date; newest first
+ * or oldest first; a row opens its item changes (our items' labels in the reader's language) and the exchange that
+ * decided the record; Excel export with prolog:upload-edc-log:export.
  */
 export function EdcLogTab({
   scope,

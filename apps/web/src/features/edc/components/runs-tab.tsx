@@ -52,6 +52,11 @@ function Counts({ r }: { r: EdcRunView }) {
           {t('counts.conflicts', { n: c.conflicts })}
         </Typography.Text>
       ) : null}
+      {c.removed ? (
+        <span data-testid={`edc-run-removed-${r.id}`} data-count={c.removed}>
+          {t('counts.removed', { n: c.removed })}
+        </span>
+      ) : null}
       <Typography.Text type="secondary" style={{ fontSize: 12 }}>
         {t('counts.unchanged', { n: c.unchanged })}
       </Typography.Text>

@@ -12,7 +12,7 @@ import { afterRead, messagesApi, messagesQuery } from '../api/messages-api';
 import { messageText } from '../message-text';
 
 type ReadFilter = 'all' | 'unread' | 'read';
-const KIND_COLOR: Record<string, string> = { system: 'blue', team: 'green', invite: 'gold', query: 'red' };
+const KIND_COLOR: Record<string, string> = { system: 'blue', team: 'green', invite: 'gold', query: 'red', feedback: 'purple' };
 const time = (v: string | null) => (v ? dayjs(v).format('YYYY-MM-DD HH:mm') : '—');
 
 /**
