@@ -21,6 +21,7 @@ import { fileStoreOf } from './modules/documents/file-store';
 import { DropFolderPoller, dropRoot } from './modules/sources/drop-folder';
 import { startHl7Listener } from './modules/hl7/hl7-runtime';
 import type { MllpListener } from './modules/hl7/mllp-listener';
+import { computeMissingItems } from './modules/ecrf/missing-items';
 
 export interface RunningServer {
   config: Config;
@@ -131,6 +132,25 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const recoverFilesTimer = config.role !== 'api' ? setInterval(() => void recoverFiles(), 60_000) : null;
   recoverFilesTimer?.unref();
   if (config.role !== 'api') void recoverFiles();
+  // Workers compute the missing required items of forms no save has computed (from before migration 0040, or a
+  // design version edited in DEV since: ecrf/missing-items.ts), at start and every 10 minutes. Until then the
+  // missing-data report evaluates those forms itself (exact, slower).
+  let closing = false;
+  let catchingUp: Promise<unknown> | null = null;
+  const catchUp = () => {
+    catchingUp ??= computeMissingItems(database.db, { stopped: () => closing })
+      .then(async (n) => {
+        if (n === 0) return;
+        console.log(`[ecrf] missing required items computed for ${n} forms`);
+        // the reports' plans read the new lists' statistics (the owner's right; autovacuum may be slow or off)
+        if (n >= 1000 && !closing) await database.ownerExecuteSql('analyze crf_instances, subjects, crf_report_counts');
+      })
+      .catch((err: unknown) => console.error('[ecrf] computing missing required items failed:', (err as Error).message))
+      .finally(() => (catchingUp = null));
+  };
+  const missingTimer = config.role !== 'api' ? setInterval(catchUp, 10 * 60_000) : null;
+  missingTimer?.unref();
+  if (config.role !== 'api') catchUp();
   // Workers poll the drop folders of 'fhir_file' connections (only under SOURCE_DROP_ROOT; drop-folder.ts).
   const dropPoller = new DropFolderPoller(database, extractSvc);
   const dropTimer =
@@ -170,6 +190,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       if (recoverTimer) clearInterval(recoverTimer);
       if (recoverFilesTimer) clearInterval(recoverFilesTimer);
       if (dropTimer) clearInterval(dropTimer);
+      if (missingTimer) clearInterval(missingTimer);
+      closing = true;
+      await catchingUp;
       await app?.close();
       await jobs.stop();
       if (anchoring) await checkpoint('shutdown');

@@ -6,6 +6,8 @@
  * an untouched one is not. Site scope (a site's coordinator sees none of the other site), the permissions of each
  * report and of its export, bad filters, and the Excel workbooks.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
@@ -218,7 +220,8 @@ describe('eCRF completion', () => {
     // b1: demographics of a man without a birth date (a draft)
     await save('crc2', pts.b1, 'V1', 'DM', 0, { SEX: '1' });
     await save('crc2', pts.b1, 'V1', 'VS', 2, { VSDTC: '2026-01-02 08:00', SYSBP: 130, DIABP: 85 });
-    // a1's vital signs certified (the investigator's signature, as the review leaves it)
+    // a1's vital signs certified (the investigator's signature, as the review leaves it); the row is changed
+    // directly, so the subject's counts are refreshed as EcrfService.setCertified does in its transaction
     await s.database.db
       .update(crfInstances)
       .set({ status: 3 })
@@ -229,6 +232,7 @@ describe('eCRF completion', () => {
           eq(crfInstances.formId, form.VS!),
         ),
       );
+    await s.database.db.execute(sql`select refresh_subject_progress(array[${pts.a1}]::int[])`);
     // a removed subject's forms never count
     await save('crc1', pts.gone, 'V1', 'DM', 0, { SEX: '2' });
     await s.database.db.update(subjects).set({ status: 0 }).where(eq(subjects.id, pts.gone));
@@ -539,6 +543,35 @@ describe('data consistency', () => {
     );
     expect(desc).toEqual(['NA', 'HGB']);
     expect((await consistency('dm', { reason: 'other' })).status).toBe(400);
+  });
+
+  it('the same list from a database migrated to 0040 (the newest pre-fill taken from the history)', async () => {
+    const before = (await consistency('dm', { pageSize: 50 })).body.data;
+    const edited = (await consistency('dm', { reason: 'edited' })).body.data;
+    const filled = () =>
+      s.database.db
+        .select({ id: crfValues.id, ref: crfValues.filledRef, value: crfValues.filledValue })
+        .from(crfValues)
+        .where(sql`${crfValues.filledRef} is not null`)
+        .orderBy(crfValues.id);
+    // what the saves kept: the three pre-filled values (sodium's kept after its change by hand)
+    const kept = await filled();
+    expect(kept).toHaveLength(3);
+    // as before 0040: no value knows its pre-fill; then the migration's statement that takes it from the history
+    await s.database.db.update(crfValues).set({ filledRef: null, filledValue: null });
+    const migration = fs.readFileSync(
+      path.join(import.meta.dirname, '../drizzle/0040_report_counters.sql'),
+      'utf8',
+    );
+    const backfill = migration
+      .split('--> statement-breakpoint')
+      .map((x) => x.trim())
+      .find((x) => x.startsWith('UPDATE crf_values v SET filled_ref'))!;
+    await s.database.db.execute(sql.raw(backfill));
+    expect((await consistency('dm', { pageSize: 50 })).body.data).toEqual(before);
+    expect((await consistency('dm', { reason: 'edited' })).body.data).toEqual(edited);
+    // the saves had kept exactly what the history says
+    expect(await filled()).toEqual(kept);
   });
 
   it('a source record deleted at the hospital is listed too', async () => {

@@ -531,6 +531,42 @@ export const subjectCounts = pgTable(
   (t) => [primaryKey({ columns: [t.projectId, t.env, t.siteId, t.status, t.visitId] })],
 );
 
+/**
+ * The study reports' counts (migration 0040) per project × environment × site × subject status × design version (0:
+ * none) × visit × form × item ('' = the form; visit 0 and form 0 = the subjects themselves): the sum of the subjects'
+ * own counts (subjects.report_counts, kept by refresh_subject_progress and not mapped here: no list needs it), kept
+ * by a statement trigger on subjects. Pairs are planned visit × form pairs in the state of their least advanced live
+ * instance; forms_* count saved (live) instances, missing_* those of them missing a required item (or the item).
+ */
+export const crfReportCounts = pgTable(
+  'crf_report_counts',
+  {
+    projectId: integer('project_id').notNull(),
+    env: envCol(),
+    siteId: integer('site_id').notNull(),
+    status: integer('status').notNull(),
+    versionId: integer('version_id').notNull(),
+    visitId: integer('visit_id').notNull(),
+    formId: integer('form_id').notNull(),
+    variable: varchar('variable', { length: 40 }).notNull(),
+    subjects: integer('subjects').notNull().default(0),
+    expected: integer('expected').notNull().default(0),
+    pairsDraft: integer('pairs_draft').notNull().default(0),
+    pairsCompleted: integer('pairs_completed').notNull().default(0),
+    pairsCertified: integer('pairs_certified').notNull().default(0),
+    formsDraft: integer('forms_draft').notNull().default(0),
+    formsCompleted: integer('forms_completed').notNull().default(0),
+    missingDraft: integer('missing_draft').notNull().default(0),
+    missingCompleted: integer('missing_completed').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({
+      name: 'crf_report_counts_pk',
+      columns: [t.projectId, t.env, t.siteId, t.status, t.versionId, t.visitId, t.formId, t.variable],
+    }),
+  ],
+);
+
 /** An unscheduled visit a subject had: an unscheduled visit of the plan on a date. */
 export const subjectUnscheduledVisits = pgTable('subject_unscheduled_visits', {
   id: serial('id').primaryKey(),
@@ -580,10 +616,21 @@ export const crfInstances = pgTable(
     deletedAt: ts('deleted_at'),
     createdAt: created(),
     updatedAt: updated(),
+    /**
+     * The required items the saved values leave empty while shown (the eCRF's missingRequired), in form order, and
+     * how many: written by every save (migration 0040), computed against the form's lock_version `missingRev`.
+     * Null: not computed yet (instances from before 0040, until the workers' start computes them: ecrf/missing-items.ts).
+     */
+    missingItems: varchar('missing_items', { length: 40 }).array(),
+    missingCount: integer('missing_count'),
+    missingRev: integer('missing_rev'),
   },
   (t) => [
     uniqueIndex('crf_instances_key').on(t.subjectId, t.visitId, t.unscheduledId, t.formId, t.repeatNo),
     index('crf_instances_project').on(t.projectId, t.env, t.status),
+    index('crf_instances_missing').on(t.subjectId).where(sql`missing_count > 0 and deleted_at is null`),
+    index('crf_instances_missing_updated').on(t.updatedAt).where(sql`missing_count > 0 and deleted_at is null`),
+    index('crf_instances_missing_rev').on(t.formId, t.missingRev).where(sql`deleted_at is null`),
   ],
 );
 
@@ -606,10 +653,19 @@ export const crfValues = pgTable(
     quality: varchar('quality', { length: 30 }),
     updatedBy: integer('updated_by').references(() => users.id),
     updatedAt: updated(),
+    /**
+     * The newest pre-fill from a source record (a history row with a 'source:%' reference): that reference and what
+     * it wrote, kept when the value is changed by hand since (migration 0040; the data consistency report).
+     */
+    filledRef: varchar('filled_ref', { length: 200 }),
+    filledValue: jsonb('filled_value').$type<{ v: unknown }>(),
   },
   (t) => [
     uniqueIndex('crf_values_instance_variable').on(t.instanceId, t.variable),
     index('crf_values_quality').on(t.instanceId).where(sql`quality is not null`),
+    index('crf_values_prefill_edited')
+      .on(t.instanceId)
+      .where(sql`filled_ref is not null and (source_ref is null or source_ref not like 'source:%')`),
   ],
 );
 

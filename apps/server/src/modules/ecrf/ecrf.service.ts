@@ -251,8 +251,11 @@ export class EcrfService {
           v.cause = CLEARED_BY_CONDITION;
         }
       }
+      // the required items left empty (shown by their conditions): refused unless a draft, and kept on the instance
+      // for the missing-data report (migration 0040), in this transaction
+      const missing = missingRequired(def, merged);
       if (input.entryMode !== ENTRY_MODE.stash && !prefill) {
-        for (const v of missingRequired(def, merged)) problems.push({ field: v, message: 'validation.required' });
+        for (const v of missing) problems.push({ field: v, message: 'validation.required' });
       }
       // once saved (not as a draft), a value changes only with a reason, also when a display condition clears it
       for (const [k, v] of incoming) {
@@ -269,6 +272,8 @@ export class EcrfService {
       const now = new Date();
       const status = prefill ? (inst?.status ?? CRF_STATUS.draft) : input.entryMode === ENTRY_MODE.stash ? CRF_STATUS.draft : CRF_STATUS.completed;
       const prevStatus = inst?.status ?? null;
+      const prevMissing = inst?.missingItems ?? null;
+      const missingCols = { missingItems: missing, missingCount: missing.length, missingRev: form.lockVersion };
       if (!inst) {
         inst = (
           await tx
@@ -284,6 +289,7 @@ export class EcrfService {
             repeatNo: input.repeatNo,
             status,
             updatedBy: ctx.user.id,
+            ...missingCols,
           })
           .returning()
         )[0] ?? null;
@@ -292,7 +298,7 @@ export class EcrfService {
         inst = (
           await tx
           .update(crfInstances)
-          .set({ status, version: inst.version + 1, updatedBy: ctx.user.id, updatedAt: now })
+          .set({ status, version: inst.version + 1, updatedBy: ctx.user.id, updatedAt: now, ...missingCols })
           .where(and(eq(crfInstances.id, inst.id), eq(crfInstances.version, inst.version)))
           .returning()
         )[0] ?? null;
@@ -314,8 +320,11 @@ export class EcrfService {
         // an unchanged pre-filled value keeps where it came from when the form is saved again by hand
         if (old && same(old.value?.v, v.value) && old.sourceRef && !ref) continue;
         if (!old && empty(v.value)) continue;
-        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: modeOf(k), quality, sourceRef: ref, updatedBy: ctx.user.id, updatedAt: now });
-        if (old && same(old.value?.v, v.value)) continue;
+        const changed = !(old && same(old.value?.v, v.value));
+        // a change pre-filled from a source record is the value's newest pre-fill (kept when edited by hand later)
+        const filled = changed && ref?.startsWith('source:') ? ref : null;
+        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: modeOf(k), quality, sourceRef: ref, updatedBy: ctx.user.id, updatedAt: now, filledRef: filled });
+        if (!changed) continue;
         history.push({
           instanceId: inst!.id,
           variable: k,
@@ -346,11 +355,15 @@ export class EcrfService {
       if (upserts.length) {
         const c = crfValues;
         await tx.execute(sql`insert into ${c} ${unnestRows(
-          [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.quality, 'varchar'], [c.sourceRef, 'varchar'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz']],
-          upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.quality ?? null, u.sourceRef ?? null, u.updatedBy, now.toISOString()]),
+          [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.quality, 'varchar'], [c.sourceRef, 'varchar'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz'],
+           [c.filledRef, 'varchar'], [c.filledValue, 'jsonb']],
+          upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.quality ?? null, u.sourceRef ?? null, u.updatedBy, now.toISOString(),
+            u.filledRef ?? null, u.filledRef ? JSON.stringify(u.value) : null]),
         )}
           on conflict (instance_id, variable) do update set value = excluded.value, entry_mode = excluded.entry_mode,
-             quality = excluded.quality, source_ref = excluded.source_ref, updated_by = excluded.updated_by, updated_at = excluded.updated_at`);
+             quality = excluded.quality, source_ref = excluded.source_ref, updated_by = excluded.updated_by, updated_at = excluded.updated_at,
+             filled_ref = coalesce(excluded.filled_ref, ${c}.filled_ref),
+             filled_value = case when excluded.filled_ref is not null then excluded.filled_value else ${c}.filled_value end`);
       }
       if (history.length) {
         const h = crfValueHistory;
@@ -360,8 +373,9 @@ export class EcrfService {
           history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName, x.quality ?? null, x.cause ?? null, x.sourceRef ?? null]),
         )}`);
       }
-      // a new instance or a new status moves the subject's current visit and form progress
-      if (prevStatus !== status) await this.subjects.refreshProgress(tx, [subject.id]);
+      // a new instance or a new status moves the subject's current visit and form progress, and a new status or other
+      // missing items the report counts (subjects.report_counts, migration 0040)
+      if (prevStatus !== status || !same(prevMissing, missing)) await this.subjects.refreshProgress(tx, [subject.id]);
       // verified values that changed lose their SDV mark (and the form its SDR mark): listed again for verification
       await loseMarks(tx, actorOf(ctx), inst!, history.map((h) => h.variable));
       // automatic queries: raised for a value kept outside its soft range (not by a draft: work in progress), closed

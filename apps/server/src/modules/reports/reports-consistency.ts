@@ -4,14 +4,21 @@
  *
  * A pre-fill writes `source:<record>:v<version>` into crf_values.source_ref and into the history row of the change
  * (EcrfService.saveBatch); a later change by hand clears crf_values.source_ref but the history keeps it. So a value's
- * pre-fill is its own source_ref while it is unchanged, else the newest history row that carries one. The value is
- * listed when
+ * pre-fill is its own source_ref while it is unchanged, else the newest history row that carries one — which the save
+ * also keeps on the value (crf_values.filled_ref / filled_value, migration 0040), so the history is not read. The
+ * value is listed when
  *   - it was edited after the pre-fill (the eCRF no longer holds the value the pre-fill wrote), or
  *   - the source record changed at the hospital since the version it was filled from (its value or unit: the
  *     version kept in source_record_versions is compared with the record now), or
  *   - the source record was deleted at the hospital.
  * The pre-fill may have converted the unit or mapped a code to an option, so the eCRF value is compared with what
  * the pre-fill wrote and the source with itself, never the eCRF value with the raw source value. All in SQL.
+ *
+ * Only candidates are read, never every pre-filled value (docs/decisions.md, "Reports read maintained counters"):
+ * values changed by hand since their pre-fill (a partial index of them) and values still carrying their source whose
+ * record has a version after the first or was deleted (a partial index of such records, then an index of the values
+ * by the record their source_ref names). Any listed value is one of these: an unchanged one is never "edited", and a
+ * record can only have changed since a version v ≥ 1 if its version is above 1.
  */
 import { inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -99,12 +106,41 @@ const dateText = (d: string | Date | null) =>
 export class ConsistencyReport {
   constructor(private readonly db: Db) {}
 
-  /** The listed values of the scope and filters, sorted (one page, or the subjects of an export chunk). */
+  /**
+   * The candidates: ids of the values that may be listed (a few per changed record or hand edit, never every
+   * pre-filled value). Read first and passed to the listing as an array, whose length the planner then knows (the
+   * partial indexes' conditions are estimated far above what they hold, which would read every form instance).
+   */
+  private async candidates(ctx: ProjectScopedContext, f: Filters): Promise<number[]> {
+    return rowsOf<{ id: number }>(
+      await this.db.execute(sql`
+        -- changed by hand since the pre-fill (the source dropped), in any project (the listing keeps the caller's):
+        -- crf_values_prefill_edited
+        select v.id from crf_values v
+         where v.filled_ref is not null and (v.source_ref is null or v.source_ref not like 'source:%')
+        ${
+          f.reason === 'edited'
+            ? sql``
+            : sql`union all
+        -- still carrying its source, whose record changed or was deleted at the hospital since: source_records_changed,
+        -- then crf_values_source_record
+        select v.id from source_records r
+          join crf_values v on split_part(v.source_ref, ':', 2) = r.id::text and v.source_ref like 'source:%'
+         where r.project_id = ${ctx.project.id} and r.env = ${ctx.env} and (r.version > 1 or r.deleted_at is not null)`
+        }`),
+    ).map((r) => r.id);
+  }
+
+  /**
+   * The listed values of the scope and filters, sorted: one page (with the total), the total alone, or the values of
+   * some subjects (an export chunk). The candidates are sorted and counted on narrow rows (their reasons and sort
+   * keys); what a row shows besides is read for the page's rows only.
+   */
   private async query(
     ctx: ProjectScopedContext,
     f: Filters,
     sort: Sort,
-    o: { limit?: number; offset?: number; subjectIds?: number[]; count?: boolean },
+    o: { limit?: number; offset?: number; subjectIds?: number[]; count?: boolean; candidates?: number[] },
   ): Promise<Row[]> {
     const reason: Record<ConsistencyReason, string> = {
       edited: 'edited',
@@ -112,65 +148,83 @@ export class ConsistencyReport {
       sourceDeleted: 'source_deleted',
     };
     const flagged = f.reason ? sql.raw(reason[f.reason]) : sql`(edited or source_changed or source_deleted)`;
+    const ids = o.candidates ?? (await this.candidates(ctx, f));
+    if (ids.length === 0) return [];
+    const listed = this.listed(ctx, f, ids, sort, o.subjectIds);
+    if (o.count) {
+      return rowsOf<Row>(await this.db.execute(sql`${listed} select count(*) as total from z where ${flagged}`));
+    }
+    const paged = o.limit !== undefined;
     return rowsOf<Row>(
-      await this.db.execute(sql`
-        with h as (
-          -- the newest pre-fill in each pre-filled item's history
-          select distinct on (h.instance_id, h.variable) h.instance_id, h.variable, h.source_ref, h.new_value
-            from crf_value_history h
-           where h.source_ref like 'source:%'
-           order by h.instance_id, h.variable, h.id desc
-        ), p as (
-          -- values that still carry their source: unchanged since the pre-fill
-          select v.instance_id, v.variable, v.source_ref as ref, v.value as filled, v.value as cur, v.updated_by, v.updated_at, v.entry_mode
-            from crf_values v
-           where v.source_ref like 'source:%'
-          union all
-          -- values changed since (their source dropped): what the newest pre-fill wrote
-          select h.instance_id, h.variable, h.source_ref, h.new_value, v.value, v.updated_by, v.updated_at, v.entry_mode
-            from h
-            cross join lateral (
-              select v.value, v.updated_by, v.updated_at, v.entry_mode from crf_values v
-               where v.instance_id = h.instance_id and v.variable = h.variable and (v.source_ref is null or v.source_ref not like 'source:%')
-            ) v
+      await this.db.execute(sql`${listed}
+        select z.*, d.*
+          from (
+            select z.*${paged ? sql`, count(*) over () as total` : sql``} from z where ${flagged}
+             order by ${orderBy(sort)}
+             ${paged ? sql`limit ${o.limit} offset ${o.offset ?? 0}` : sql``}
+          ) z
+          -- what the rows show: read for these rows only
+          cross join lateral (
+            select ${sites.name} as site_name, ${visits.name} as visit_name, ${visits.nameEn} as visit_name_en,
+                   ${forms.name} as form_name, ${forms.nameEn} as form_name_en, u.label,
+                   r.code as source_code, r.display as source_display, coalesce(r.value_num::text, r.value_text) as source_value,
+                   r.unit as source_unit, coalesce(rv.value_num::text, rv.value_text) as filled_source_value, rv.unit as filled_source_unit,
+                   us.name as user_name
+              from source_records r
+              join ${sites} on ${sites.id} = z.site_id
+              join ${visits} on ${visits.id} = z.visit_id
+              join ${forms} on ${forms.id} = z.form_id
+              left join source_record_versions rv on rv.record_id = z.rec_id and rv.version = z.filled_version
+              left join subject_unscheduled_visits u on u.id = z.unscheduled_id
+              left join users us on us.id = z.updated_by
+             where r.id = z.rec_id
+          ) d
+         order by ${orderBy(sort)}`),
+    );
+  }
+
+  /**
+   * `with p, z`: the values among `ids` in the caller's scope and filters (subjects among `subjectIds`), each with
+   * what it was filled with, its reasons and its sort keys.
+   */
+  private listed(ctx: ProjectScopedContext, f: Filters, ids: number[], sort: Sort, subjectIds?: number[]): SQL {
+    const bySite = sort.sortField === 'site';
+    return sql`
+        with p as (
+          -- a value that carries its source was filled as it is now; else what its newest pre-fill wrote
+          select v.instance_id, v.variable,
+                 case when v.source_ref like 'source:%' then v.source_ref else v.filled_ref end as ref,
+                 case when v.source_ref like 'source:%' then v.value else v.filled_value end as filled,
+                 v.value as cur, v.updated_by, v.updated_at, v.entry_mode
+            from unnest(${sql.param(ids)}::int[]) as c(id)
+            join crf_values v on v.id = c.id
         ), z as (
-          select i.id as instance_id, ${subjects.id} as pts_id, ${subjects.ptsNo} as pts_no, ${sites.siteNo} as site_no, ${sites.name} as site_name,
-                 i.visit_id, ${visits.name} as visit_name, ${visits.nameEn} as visit_name_en, ${visits.code} as visit_code,
-                 ${visits.sortOrder} as visit_sort, ${visits.unscheduled} as visit_unscheduled, u.label, i.unscheduled_id,
-                 i.form_id, ${forms.name} as form_name, ${forms.nameEn} as form_name_en, ${forms.code} as form_code, ${forms.sortOrder} as form_sort,
-                 i.repeat_no, p.variable, p.cur -> 'v' as crf_value, p.filled -> 'v' as filled_value,
+          select i.id as instance_id, ${subjects.id} as pts_id, ${subjects.ptsNo} as pts_no, ${subjects.siteId} as site_id,
+                 ${bySite ? sql`${sites.siteNo} as site_no,` : sql``}
+                 i.visit_id, ${visits.code} as visit_code, ${visits.sortOrder} as visit_sort, ${visits.unscheduled} as visit_unscheduled,
+                 i.unscheduled_id, i.form_id, ${forms.code} as form_code, ${forms.sortOrder} as form_sort, i.repeat_no, p.variable,
+                 p.cur -> 'v' as crf_value, p.filled -> 'v' as filled_value,
                  (p.cur -> 'v') is distinct from (p.filled -> 'v') as edited,
                  (r.version > x.fv and (r.value_num, r.value_text, r.unit) is distinct from (rv.value_num, rv.value_text, rv.unit)) as source_changed,
                  (r.deleted_at is not null) as source_deleted,
-                 x.rec_id, x.fv as filled_version, r.version as current_version, r.code as source_code, r.display as source_display,
-                 coalesce(r.value_num::text, r.value_text) as source_value, r.unit as source_unit,
-                 coalesce(rv.value_num::text, rv.value_text) as filled_source_value, rv.unit as filled_source_unit,
-                 r.effective_date as source_date, us.name as user_name, p.updated_at, p.entry_mode
+                 x.rec_id, x.fv as filled_version, r.version as current_version, r.effective_date as source_date,
+                 p.updated_by, p.updated_at, p.entry_mode
             from p
-            cross join lateral (select substring(p.ref from '^source:([0-9]+):v')::bigint as rec_id, substring(p.ref from ':v([0-9]+)$')::int as fv) x
+            -- 'source:<record>:v<version>' (prefill.schema.ts sourceRef): split, not matched (a regular expression per
+            -- use costs more than the rest of the row)
+            cross join lateral (select split_part(p.ref, ':', 2)::bigint as rec_id, substr(split_part(p.ref, ':', 3), 2)::int as fv) x
             join crf_instances i on i.id = p.instance_id
             join ${subjects} on ${subjects.id} = i.subject_id
-            join ${sites} on ${sites.id} = ${subjects.siteId}
             join ${visits} on ${visits.id} = i.visit_id
             join ${forms} on ${forms.id} = i.form_id
             join source_records r on r.id = x.rec_id
             left join source_record_versions rv on rv.record_id = x.rec_id and rv.version = x.fv
-            left join subject_unscheduled_visits u on u.id = i.unscheduled_id
-            left join users us on us.id = p.updated_by
+            ${bySite ? sql`join ${sites} on ${sites.id} = ${subjects.siteId}` : sql``}
            where i.project_id = ${ctx.project.id} and i.env = ${ctx.env} and i.deleted_at is null
              and ${subjectWhere(ctx, f)} and ${codeWhere(f)}
              ${f.ptsNo ? sql`and ${subjects.ptsNo} ilike ${likeOf(f.ptsNo)}` : sql``}
-             ${o.subjectIds ? sql`and ${subjects.id} = any(${sql.param(o.subjectIds)}::int[])` : sql``}
-        )
-        ${
-          o.count
-            ? sql`select count(*) as total from z where ${flagged}`
-            : sql`select *${o.limit !== undefined ? sql`, count(*) over () as total` : sql``} from z
-                   where ${flagged}
-                   order by ${orderBy(sort)}
-                   ${o.limit !== undefined ? sql`limit ${o.limit} offset ${o.offset ?? 0}` : sql``}`
-        }`),
-    );
+             ${subjectIds ? sql`and ${subjects.id} = any(${sql.param(subjectIds)}::int[])` : sql``}
+        )`;
   }
 
   /** Item labels and units of the rows' forms. */
@@ -241,19 +295,22 @@ export class ConsistencyReport {
 
   /** POST /dataConsistencyReport/list */
   async page(ctx: ProjectScopedContext, q: ListQuery): Promise<ConsistencyPage> {
-    const rows = await this.query(ctx, q, q, { limit: q.pageSize, offset: offsetOf(q) });
+    const candidates = await this.candidates(ctx, q);
+    const rows = await this.query(ctx, q, q, { limit: q.pageSize, offset: offsetOf(q), candidates });
     let total = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && q.pageNumber > 1) {
       // past the last page: the total all the same
-      total = Number((await this.query(ctx, q, q, { count: true }))[0]?.total ?? 0);
+      total = Number((await this.query(ctx, q, q, { count: true, candidates }))[0]?.total ?? 0);
     }
     return pageOf(q, total, await this.toRows(ctx, rows));
   }
 
   /** Every listed value of the filters, a few hundred subjects at a time in subject-number order (the export). */
   async *exportChunks(ctx: ProjectScopedContext, f: Filters, chunk = 500): AsyncGenerator<ConsistencyRow[]> {
+    const candidates = await this.candidates(ctx, f);
+    if (candidates.length === 0) return;
     for await (const ids of subjectChunks(this.db, ctx, f, chunk)) {
-      const rows = await this.query(ctx, f, { sortField: 'ptsNo', sortOrder: 'asc' }, { subjectIds: ids });
+      const rows = await this.query(ctx, f, { sortField: 'ptsNo', sortOrder: 'asc' }, { subjectIds: ids, candidates });
       if (rows.length) yield await this.toRows(ctx, rows);
     }
   }

@@ -2,11 +2,12 @@
  * The study reports (issue 14 item 5): the filter options (/visual/report/pts/options) and eCRF completion by site,
  * visit or form (/visual/report/crfReport). Scope: the caller's project, environment and sites, live subjects only.
  *
- * Completion counts what refresh_subject_progress (migration 0007) counts into subjects.forms_total / forms_done:
+ * Completion counts what refresh_subject_progress (migrations 0007, 0040) counts into subjects.forms_total / forms_done:
  * a subject expects each planned visit × form pair of its design version plus the forms of each unscheduled visit it
  * had; a pair's state is the lowest status of its instances (all repeats of a cycle form), no instance = not started.
- * Everything is aggregated in SQL: the expected pairs from the subjects counted per design version and site (never
- * one row per subject × pair), the started ones from crf_instances grouped per pair.
+ * The same function keeps each subject's pairs by state (subjects.report_counts), which a trigger sums into
+ * crf_report_counts per site, subject status, design version, visit and form: a page adds up a few hundred rows
+ * whatever the number of subjects (docs/decisions.md, "Reports read maintained counters").
  */
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -22,7 +23,7 @@ import {
   type crfReportRequest,
 } from '@esource/shared';
 import type { Db } from '../../db/client';
-import { designVersions, forms, sites, subjects, visits } from '../../db/schema';
+import { crfReportCounts, designVersions, forms, sites, subjects, visits } from '../../db/schema';
 import type { ProjectScopedContext } from '../../lib/context';
 import { AppError } from '../../lib/errors';
 import { reachesSite, siteScope } from '../../lib/site-scope';
@@ -52,6 +53,21 @@ export function subjectWhere(ctx: ProjectScopedContext, f: ReportFilters): SQL {
     f.siteId !== undefined ? eq(subjects.siteId, f.siteId) : undefined,
     f.subjectStatus !== undefined ? eq(subjects.status, f.subjectStatus) : undefined,
     f.versionId !== undefined ? eq(subjects.designVersionId, f.versionId) : undefined,
+  )!;
+}
+
+/** The same scope and filters on the report counters (crf_report_counts: live subjects by site, status, version). */
+export function countsWhere(ctx: ProjectScopedContext, f: ReportFilters): SQL {
+  if (f.siteId !== undefined && !reachesSite(f.siteId, ctx)) throw new AppError('SITE_FORBIDDEN');
+  const c = crfReportCounts;
+  return and(
+    eq(c.projectId, ctx.project.id),
+    eq(c.env, ctx.env),
+    siteScope(c.siteId, ctx),
+    sql`${c.status} <> 0`,
+    f.siteId !== undefined ? eq(c.siteId, f.siteId) : undefined,
+    f.subjectStatus !== undefined ? eq(c.status, f.subjectStatus) : undefined,
+    f.versionId !== undefined ? eq(c.versionId, f.versionId) : undefined,
   )!;
 }
 
@@ -196,128 +212,61 @@ export class ReportsService {
     f: ReportFilters,
     groupBy: CrfReportGroup,
   ): Promise<CrfReport> {
-    const who = subjectWhere(ctx, f);
-    const codes = codeWhere(f);
+    const who = countsWhere(ctx, f);
     const versionIds = await this.versionIds(ctx, f);
-    const keyOf = (site: SQL): SQL =>
+    const c = crfReportCounts;
+    const key =
       groupBy === 'site'
-        ? sql`(${site})::text`
+        ? sql`(${c.siteId})::text`
         : groupBy === 'visit'
           ? sql`${visits.code}`
           : sql`${forms.code}`;
-
-    // A pair (subject × visit occurrence × form) is in the state of its least advanced instance (all repeats of a
-    // cycle form). Draft and certified pairs come from the few instances in those states (the status index); a
-    // pair is started when it has any instance; done = started − draft, completed = done − certified.
-    const planned = sql`join ${visits} on ${visits.id} = x.visit_id and ${visits.versionId} = x.vid and ${visits.unscheduled} = (x.unscheduled_id > 0)
-          join visit_forms vf on vf.visit_id = x.visit_id and vf.form_id = x.form_id
-          join ${forms} on ${forms.id} = x.form_id`;
-    const occurred = sql`(x.unscheduled_id = 0 or exists (select 1 from subject_unscheduled_visits u where u.id = x.unscheduled_id and u.visit_id = x.visit_id))`;
-    const states = rowsOf<{ key: string; draft: number | string; certified: number | string }>(
+    // the pairs of the subjects in scope by state, and the subjects themselves (visit 0, form 0): a few hundred rows
+    const pairs = rowsOf<{
+      key: string;
+      expected: number | string;
+      draft: number | string;
+      completed: number | string;
+      certified: number | string;
+    }>(
       await this.db.execute(sql`
-        with x as (
-          select i.subject_id, ${subjects.siteId} as site_id, ${subjects.designVersionId} as vid, i.visit_id, i.unscheduled_id, i.form_id, min(i.status) as st
-            from crf_instances i
-            join ${subjects} on ${subjects.id} = i.subject_id
-           where i.project_id = ${ctx.project.id} and i.env = ${ctx.env} and i.status in (1, 3) and i.deleted_at is null and ${who}
-           group by 1, 2, 3, 4, 5, 6
-        )
-        select ${keyOf(sql`x.site_id`)} as key,
-               count(*) filter (where x.st = 1) as draft,
-               count(*) filter (where x.st = 3 and not exists (
-                 select 1 from crf_instances j
-                  where j.subject_id = x.subject_id and j.visit_id = x.visit_id and j.unscheduled_id = x.unscheduled_id
-                    and j.form_id = x.form_id and j.deleted_at is null and j.status < 3)) as certified
-          from x ${planned}
-         where ${codes} and ${occurred}
+        select ${key} as key, sum(${c.expected}) as expected, sum(${c.pairsDraft}) as draft,
+               sum(${c.pairsCompleted}) as completed, sum(${c.pairsCertified}) as certified
+          from ${c}
+          join ${visits} on ${visits.id} = ${c.visitId}
+          join ${forms} on ${forms.id} = ${c.formId}
+         where ${who} and ${c.variable} = '' and ${codeWhere(f)}
          group by 1`),
     );
-    // expected and done: the subjects' own counters (kept by refresh_subject_progress) when no visit or form narrows
-    // the count and sites group it; else the plan × the subjects per version and site, and the started pairs
-    const fromCounters = groupBy === 'site' && f.visitCode === undefined && f.formCode === undefined;
-    const totals = fromCounters
-      ? rowsOf<{ key: string; expected: number | string; done: number | string; n: number | string }>(
-          await this.db.execute(sql`
-            select (${subjects.siteId})::text as key, sum(${subjects.formsTotal}) as expected, sum(${subjects.formsDone}) as done, count(*) as n
-              from ${subjects} where ${who} group by 1`),
-        )
-      : [];
-    const expected = fromCounters
-      ? []
-      : rowsOf<{ key: string; n: string | number }>(
-          await this.db.execute(sql`
-            with sc as (
-              select ${subjects.designVersionId} as vid, ${subjects.siteId} as site_id, count(*) as n
-                from ${subjects} where ${who} group by 1, 2
-            ), e as (
-              select ${keyOf(sql`sc.site_id`)} as key, sc.n
-                from sc
-                join ${visits} on ${visits.versionId} = sc.vid and not ${visits.unscheduled}
-                join visit_forms vf on vf.visit_id = ${visits.id}
-                join ${forms} on ${forms.id} = vf.form_id
-               where ${codes}
-              union all
-              select ${keyOf(sql`${subjects.siteId}`)}, 1
-                from subject_unscheduled_visits u
-                join ${subjects} on ${subjects.id} = u.subject_id
-                join ${visits} on ${visits.id} = u.visit_id
-                join visit_forms vf on vf.visit_id = u.visit_id
-                join ${forms} on ${forms.id} = vf.form_id
-               where ${who} and ${codes}
-            )
-            select key, sum(n) as n from e group by key`),
-        );
-    // started pairs: every instance of a form that is not a cycle form is its pair's only one; a cycle form's pair
-    // is counted by its first live repeat
-    const started = fromCounters
-      ? []
-      : rowsOf<{ key: string; n: string | number }>(
-          await this.db.execute(sql`
-            with fc as (
-              select ${forms.id} as id, coalesce((${forms.definition} ->> 'cycle')::boolean, false) as cycle
-                from ${forms} where ${forms.versionId} = any(${sql.param(versionIds)}::int[])
-            ), x as (
-              select i.subject_id, ${subjects.siteId} as site_id, ${subjects.designVersionId} as vid, i.visit_id, i.unscheduled_id, i.form_id, i.repeat_no, fc.cycle
-                from crf_instances i
-                join fc on fc.id = i.form_id
-                join ${subjects} on ${subjects.id} = i.subject_id
-               where i.project_id = ${ctx.project.id} and i.env = ${ctx.env} and i.deleted_at is null and ${who}
-            )
-            select ${keyOf(sql`x.site_id`)} as key, count(*) as n
-              from x ${planned}
-             where ${codes} and ${occurred}
-               -- a cycle form's pair once: by its first live repeat
-               and (not x.cycle or not exists (
-                 select 1 from crf_instances j
-                  where j.subject_id = x.subject_id and j.visit_id = x.visit_id and j.unscheduled_id = x.unscheduled_id
-                    and j.form_id = x.form_id and j.deleted_at is null and j.repeat_no < x.repeat_no))
-             group by 1`),
-        );
-    const [subjectCount] = fromCounters
-      ? [{ n: totals.reduce((a, r) => a + num(r.n), 0) }]
-      : rowsOf<{ n: number | string }>(
-          await this.db.execute(sql`select count(*) as n from ${subjects} where ${who}`),
-        );
+    const people = rowsOf<{ key: string; n: number | string }>(
+      await this.db.execute(sql`
+        select (${c.siteId})::text as key, sum(${c.subjects}) as n
+          from ${c}
+         where ${who} and ${c.visitId} = 0 and ${c.formId} = 0 and ${c.variable} = ''
+         group by 1`),
+    );
 
     const byKey = new Map<
       string,
       { expected: number; draft: number; completed: number; certified: number }
     >();
-    const slot = (k: string) => {
-      let s = byKey.get(k);
-      if (!s) byKey.set(k, (s = { expected: 0, draft: 0, completed: 0, certified: 0 }));
-      return s;
-    };
-    const done = new Map<string, number>();
-    for (const r of totals) {
-      slot(r.key).expected += num(r.expected);
-      done.set(r.key, num(r.done));
+    for (const r of pairs) {
+      const counts = {
+        expected: num(r.expected),
+        draft: num(r.draft),
+        completed: num(r.completed),
+        certified: num(r.certified),
+      };
+      // a group appears when it expects or holds a form (counter rows stay when their counts fall back to 0)
+      if (counts.expected || counts.draft || counts.completed || counts.certified) byKey.set(r.key, counts);
     }
-    for (const r of expected) slot(r.key).expected += num(r.n);
-    const draft = new Map(states.map((r) => [r.key, num(r.draft)]));
-    for (const r of started) done.set(r.key, num(r.n) - (draft.get(r.key) ?? 0));
-    for (const r of states) Object.assign(slot(r.key), { draft: num(r.draft), certified: num(r.certified) });
-    for (const [k, n] of done) slot(k).completed = n - slot(k).certified;
+    // by site without a visit or form filter: every site with subjects in scope, even one expecting nothing
+    if (groupBy === 'site' && f.visitCode === undefined && f.formCode === undefined) {
+      for (const r of people)
+        if (num(r.n) > 0 && !byKey.has(r.key))
+          byKey.set(r.key, { expected: 0, draft: 0, completed: 0, certified: 0 });
+    }
+    const subjectCount = people.reduce((a, r) => a + num(r.n), 0);
 
     const named = await this.groupNames(ctx, groupBy, versionIds, [...byKey.keys()]);
     const rows: CrfReportRow[] = named.map(({ key, code, name }) => ({
@@ -331,7 +280,7 @@ export class ReportsService {
       groupBy,
       rows,
       totals: {
-        subjects: num(subjectCount?.n),
+        subjects: subjectCount,
         ...countsOf({
           expected: sum('expected'),
           draft: sum('draft'),
