@@ -48,7 +48,7 @@ export function SecurityCard({ user }: { user: UserInfo }) {
           </Typography.Text>
         </div>
         <Button onClick={() => setPwdOpen(true)} data-testid="profile-password-change">
-          {t('password.change')}
+          {t('password.changeAction')}
         </Button>
       </div>
       <PhoneChangeDialog
