@@ -80,15 +80,20 @@ export type TableComponent = z.infer<typeof tableComponent>;
 export const formComponent = z.discriminatedUnion('type', [fieldComponent, tableComponent]);
 export type FormComponent = z.infer<typeof formComponent>;
 
-/** Every field of a form, including the ones inside table cells, in order. */
-export function formFields(components: readonly FormComponent[]): FieldComponent[] {
-  const out: FieldComponent[] = [];
+/** Every field of a form with the table it sits in (null outside tables), including table cells, in order. */
+export function formFieldsInTables(components: readonly FormComponent[]): { field: FieldComponent; table: TableComponent | null }[] {
+  const out: { field: FieldComponent; table: TableComponent | null }[] = [];
   for (const c of components) {
     if (c.type === 'table') {
-      for (const cell of [...c.cells].sort((a, b) => a.row - b.row || a.col - b.col)) if (cell.component) out.push(cell.component);
-    } else out.push(c);
+      for (const cell of [...c.cells].sort((a, b) => a.row - b.row || a.col - b.col)) if (cell.component) out.push({ field: cell.component, table: c });
+    } else out.push({ field: c, table: null });
   }
   return out;
+}
+
+/** Every field of a form, including the ones inside table cells, in order. */
+export function formFields(components: readonly FormComponent[]): FieldComponent[] {
+  return formFieldsInTables(components).map((x) => x.field);
 }
 
 /** The grid positions a table's cells cover; null when two cells overlap or one leaves the grid. */

@@ -21,6 +21,19 @@ export const SMS_CODE = {
   perDay: 10,
 } as const;
 
+/**
+ * A phone number as screens and answers show it: 13812345678 → 138****5678; shorter numbers keep their first and
+ * last quarter (the server masks the number a code went to; the web app the bound number and the watermark's).
+ */
+export function maskPhone(phone: string | null | undefined): string {
+  if (!phone) return '';
+  const p = phone.trim();
+  if (p.length >= 11) return `${p.slice(0, 3)}****${p.slice(-4)}`;
+  if (p.length <= 4) return '*'.repeat(p.length);
+  const keep = Math.max(1, Math.floor(p.length / 4));
+  return p.slice(0, keep) + '*'.repeat(p.length - 2 * keep) + p.slice(-keep);
+}
+
 /** The avatar is stored re-encoded, cropped to a square of this many pixels (metadata stripped). */
 export const AVATAR_SIZE = 256;
 

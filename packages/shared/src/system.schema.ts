@@ -4,7 +4,6 @@
  * team screens choose from (/sys/range/listOrg, listRange).
  */
 import { z } from 'zod';
-import { idSchema } from './common.schema';
 
 export const HOST_KEYS = ['storage', 'ilink', 'auth', 'isource', 'icrc', 'igcp', 'evisit'] as const;
 export type HostKey = (typeof HOST_KEYS)[number];
@@ -64,6 +63,3 @@ export const adminInfoUpdate = z.object({
 export const rangeOrg = z.object({ id: z.number().int(), code: z.string().nullable(), name: z.string() });
 /** GET /sys/range/listRange: the data ranges a project membership may have, translated. */
 export const rangeOption = z.object({ value: z.enum(['all', 'sites']), label: z.string(), description: z.string() });
-
-/** POST /project/info/syncUserToHospital: the open project's team to its hospital connections. */
-export const syncUserToHospitalRequest = z.object({ siteId: idSchema.optional() });

@@ -206,6 +206,11 @@ export function subjectXml(s: OdmSubject, transactional: boolean): string {
   return out + '  </SubjectData>\n';
 }
 
+/** The ClinicalData start tag of a study's MetaDataVersion (also for a fragment shown on its own, e.g. in a log). */
+export function clinicalDataStart(h: Pick<OdmClinicalHeader, 'studyOid' | 'metaDataVersionOid'>): string {
+  return `<ClinicalData StudyOID="${xmlAttr(h.studyOid)}" MetaDataVersionOID="${xmlAttr(h.metaDataVersionOid)}">\n`;
+}
+
 /** Chunks are yielded once they reach this many UTF-16 units. */
 const CHUNK = 64 * 1024;
 
@@ -221,7 +226,7 @@ export async function* odmClinicalChunks(
   const transactional = header.fileType === 'Transactional';
   let buf = odmStart({ ...header, granularity: header.granularity });
   if (header.adminData) buf += adminData(header, header.adminData);
-  buf += `<ClinicalData StudyOID="${xmlAttr(header.studyOid)}" MetaDataVersionOID="${xmlAttr(header.metaDataVersionOid)}">\n`;
+  buf += clinicalDataStart(header);
   for await (const s of subjects) {
     buf += subjectXml(s, transactional);
     if (buf.length >= CHUNK) {

@@ -4,7 +4,7 @@
  * audited with old and new values in the same transaction.
  */
 import { and, asc, count, desc, eq, inArray, max, ne, sql } from 'drizzle-orm';
-import { formDefinition, formFields, type DesignExportFile, type FieldComponent, type FormDefinition, type FormItemRow, type FormRow, type VersionRow, type VisitRow } from '@esource/shared';
+import { formDefinition, formFields, formFieldsInTables, type DesignExportFile, type FieldComponent, type FormDefinition, type FormItemRow, type FormRow, type VersionRow, type VisitRow } from '@esource/shared';
 import type { z } from 'zod';
 import type { formItemPatch } from '@esource/shared';
 
@@ -492,24 +492,17 @@ export class DesignService {
   /** A form's items in order, those inside tables too (GET /crf/form/item/list). */
   async formItems(ctx: ProjectScopedContext, formId: number): Promise<FormItemRow[]> {
     const f = await this.form(ctx, formId);
-    const out: FormItemRow[] = [];
-    const push = (c: FieldComponent, table: string | null) =>
-      out.push({
-        variable: c.variable,
-        type: c.type,
-        label: c.label,
-        labelEn: c.labelEn ?? null,
-        unit: c.unit ?? null,
-        required: c.required ?? false,
-        hidden: c.hidden ?? false,
-        table,
-        options: (c.options ?? []).map((o) => ({ value: o.value, label: o.label, labelEn: o.labelEn ?? null })),
-      });
-    for (const c of f.definition.components) {
-      if (c.type !== 'table') push(c, null);
-      else for (const cell of [...c.cells].sort((a, b) => a.row - b.row || a.col - b.col)) if (cell.component) push(cell.component, c.label || null);
-    }
-    return out;
+    return formFieldsInTables(f.definition.components).map(({ field: c, table }) => ({
+      variable: c.variable,
+      type: c.type,
+      label: c.label,
+      labelEn: c.labelEn ?? null,
+      unit: c.unit ?? null,
+      required: c.required ?? false,
+      hidden: c.hidden ?? false,
+      table: table?.label || null,
+      options: (c.options ?? []).map((o) => ({ value: o.value, label: o.label, labelEn: o.labelEn ?? null })),
+    }));
   }
 
   /**
@@ -519,8 +512,11 @@ export class DesignService {
    */
   async saveFormItems(ctx: ProjectScopedContext, formId: number, lockVersion: number, patches: FormItemPatch[]): Promise<FormRow> {
     const f = await this.form(ctx, formId);
-    const byVar = new Map(patches.map((p) => [p.variable, p]));
-    if (byVar.size !== patches.length) throw new AppError('DUPLICATE', { field: 'items.variable', value: patches.find((p, i) => patches.findIndex((q) => q.variable === p.variable) !== i)!.variable });
+    const byVar = new Map<string, FormItemPatch>();
+    for (const p of patches) {
+      if (byVar.has(p.variable)) throw new AppError('DUPLICATE', { field: 'items.variable', value: p.variable });
+      byVar.set(p.variable, p);
+    }
     const known = new Set(formFields(f.definition.components).map((c) => c.variable));
     const unknown = patches.find((p) => !known.has(p.variable));
     if (unknown) throw fieldError(ctx.language, `items.${patches.indexOf(unknown)}.variable (${unknown.variable})`, 'validation.unknownItem');

@@ -19,12 +19,17 @@ interface Pending {
   id: number;
   subject_id: number;
   form_id: number;
-  version: number;
 }
 
 /**
- * Computes one batch of unknown or stale instances (any form, any project); returns how many it read (0: none left).
- * An instance saved meanwhile keeps what its save wrote (the update requires the version the values were read at).
+ * Computes one batch of unknown or stale instances (any form, any project); returns how many it computed (0: none
+ * left, or every one of the batch in use by another transaction: the next round takes them).
+ *
+ * It never waits for a lock a save may hold. A save locks its instance and then, refreshing its counts, its subject
+ * (and a pre-fill may go on to another form of the subject in the same transaction): waiting for either while holding
+ * the other could deadlock with it, and the save would fail. So the batch's subjects (in id order) and then their
+ * instances are locked with SKIP LOCKED, and those in use are left to their save (which computes its own instance)
+ * or to the next round. Workers running at once take different instances.
  */
 export async function computeMissingBatch(db: Db, size = BATCH): Promise<number> {
   return db.transaction(async (tx) => {
@@ -32,31 +37,41 @@ export async function computeMissingBatch(db: Db, size = BATCH): Promise<number>
     // index order: unordered, the planner may read the table when its statistics expect many)
     const pending = rowsOf<Pending>(
       await tx.execute(sql`
-        select i.id, i.subject_id, i.form_id, i.version
+        select i.id, i.subject_id, i.form_id
           from forms f
           cross join lateral (
-            (select i.id, i.subject_id, i.form_id, i.version from crf_instances i
+            (select i.id, i.subject_id, i.form_id from crf_instances i
               where i.form_id = f.id and i.deleted_at is null and i.missing_rev is null
               order by i.form_id, i.missing_rev limit ${size})
             union all
-            (select i.id, i.subject_id, i.form_id, i.version from crf_instances i
+            (select i.id, i.subject_id, i.form_id from crf_instances i
               where i.form_id = f.id and i.deleted_at is null and i.missing_rev < f.lock_version
               order by i.form_id, i.missing_rev limit ${size})
           ) i
          limit ${size}`),
     );
     if (pending.length === 0) return 0;
-    // the subjects first (in id order, as refresh_subject_progress locks them): a save holding one waits for us or
-    // we for it, never each for the other
     const subjectIds = [...new Set(pending.map((p) => p.subject_id))].sort((a, b) => a - b);
-    await tx.execute(
-      sql`select 1 from subjects where id = any(${sql.param(subjectIds)}::int[]) order by id for update`,
+    const held = rowsOf<{ id: number }>(
+      await tx.execute(
+        sql`select id from subjects where id = any(${sql.param(subjectIds)}::int[]) order by id for update skip locked`,
+      ),
+    ).map((r) => r.id);
+    if (held.length === 0) return 0;
+    // the instances locked: the values read next are those they keep until this transaction ends
+    const mine = rowsOf<Pending>(
+      await tx.execute(sql`
+        select id, subject_id, form_id from crf_instances
+         where id = any(${sql.param(pending.map((p) => p.id))}::int[]) and subject_id = any(${sql.param(held)}::int[])
+           and deleted_at is null
+         order by id for update skip locked`),
     );
-    const ids = pending.map((p) => p.id);
+    if (mine.length === 0) return 0;
+    const ids = mine.map((p) => p.id);
     const formRows = rowsOf<{ id: number; definition: FormDefinition | string; lock_version: number }>(
       await tx.execute(sql`
         select id, definition, lock_version from forms
-         where id = any(${sql.param([...new Set(pending.map((p) => p.form_id))])}::int[])`),
+         where id = any(${sql.param([...new Set(mine.map((p) => p.form_id))])}::int[])`),
     );
     const formsById = new Map(
       formRows.map((f) => [
@@ -77,23 +92,21 @@ export async function computeMissingBatch(db: Db, size = BATCH): Promise<number>
       if (!item) values.set(v.instance_id, (item = {}));
       item[v.variable] = value?.v ?? null;
     }
-    const rows = pending.map((p) => {
+    const rows = mine.map((p) => {
       const form = formsById.get(p.form_id)!;
       const items = missingRequired(form.def, values.get(p.id) ?? {});
-      return { id: p.id, version: p.version, rev: form.rev, items };
+      return { id: p.id, rev: form.rev, items };
     });
-    const updated = rowsOf<{ subject_id: number }>(
-      await tx.execute(sql`
-        update crf_instances i
-           set missing_items = x.items::varchar(40)[], missing_count = cardinality(x.items), missing_rev = x.rev
-          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id int, version int, rev int, items text[])
-         where i.id = x.id and i.version = x.version
-        returning i.subject_id`),
+    await tx.execute(sql`
+      update crf_instances i
+         set missing_items = x.items::varchar(40)[], missing_count = cardinality(x.items), missing_rev = x.rev
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id int, rev int, items text[])
+       where i.id = x.id`);
+    // their subjects' counts (already locked by this transaction)
+    await tx.execute(
+      sql`select refresh_subject_progress(${sql.param([...new Set(mine.map((p) => p.subject_id))])}::int[])`,
     );
-    const touched = [...new Set(updated.map((u) => u.subject_id))];
-    if (touched.length)
-      await tx.execute(sql`select refresh_subject_progress(${sql.param(touched)}::int[])`);
-    return pending.length;
+    return mine.length;
   });
 }
 

@@ -4,10 +4,8 @@
  * screenshots, those with system:feedback:reply answer, close and reopen. A screenshot is served only to its sender and
  * to the administrators (anyone else: 404, as if it did not exist).
  */
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  LIMITS,
   feedbackAddFields,
   feedbackCloseRequest,
   feedbackDetail,
@@ -19,11 +17,11 @@ import {
   feedbackPageRequest,
   feedbackReopenRequest,
   feedbackReplyRequest,
-  type Language,
 } from '@esource/shared';
 import type { AppDeps } from '../../app-deps';
 import { contentDisposition, downloadStamp, XLSX_MIME } from '../../lib/excel';
 import { translator } from '../../lib/i18n';
+import { IMAGE_READ_MAX, readImageUpload } from '../../lib/image-upload';
 import { offsetOf, pageOf } from '../../lib/page';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import { parseInput } from '../../lib/validate';
@@ -35,32 +33,6 @@ const ANY = { permission: 'any', scope: 'system' } as const;
 const QUERY = { permission: { anyOf: ['system:feedback:query'] }, scope: 'system' } as const;
 const REPLY = { permission: { anyOf: ['system:feedback:reply'] }, scope: 'system' } as const;
 const tags = ['feedback'];
-/** a screenshot is read up to this size, so that an oversized non-image is still told apart from a large image */
-const SCREENSHOT_READ_MAX = 4 * LIMITS.imageMaxBytes;
-
-/** The fields and the one optional `screenshot` file of a multipart request; a plain form is read as fields only. */
-async function readFeedbackUpload(
-  req: FastifyRequest,
-  lang: Language,
-): Promise<{ fields: unknown; bytes: Buffer | null }> {
-  if (!req.isMultipart()) return { fields: req.body ?? {}, bytes: null };
-  let bytes: Buffer | null = null;
-  const fields: Record<string, string> = {};
-  for await (const part of req.parts({ limits: { fileSize: SCREENSHOT_READ_MAX, files: 1 } })) {
-    if (part.type === 'file') {
-      try {
-        bytes = await part.toBuffer();
-      } catch (err) {
-        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw screenshotTooLarge(lang);
-        throw err;
-      }
-      // a file input left empty sends a part without a name and without bytes: no screenshot
-      if (bytes.length === 0 && !part.filename) bytes = null;
-    } else fields[part.fieldname] = String(part.value);
-  }
-  return { fields, bytes };
-}
-
 export function feedbackRoutes({ database, config }: AppDeps): RouteSpec[] {
   const svc = new FeedbackService(database.db, fileStoreOf(config));
   return [
@@ -72,10 +44,10 @@ export function feedbackRoutes({ database, config }: AppDeps): RouteSpec[] {
         'Send feedback (multipart: category bug|suggestion|question|other, content ≤ 2,000 characters, pagePath, optional `screenshot` PNG/JPG ≤ 2 MB checked by content); at most 10 an hour per user',
       tags,
       bodyType: 'multipart',
-      bodyLimit: SCREENSHOT_READ_MAX + 64 * 1024,
+      bodyLimit: IMAGE_READ_MAX + 64 * 1024,
       response: feedbackDetail,
       handler: async ({ ctx, req }) => {
-        const { fields, bytes } = await readFeedbackUpload(req, ctx.language);
+        const { fields, bytes } = await readImageUpload(req, () => screenshotTooLarge(ctx.language));
         const input = parseInput(feedbackAddFields, fields, ctx.language, 'body');
         // before the screenshot is checked and stored: a flood stores nothing
         await svc.checkFlood(ctx);
@@ -134,12 +106,13 @@ export function feedbackRoutes({ database, config }: AppDeps): RouteSpec[] {
       raw: true,
       handler: async ({ ctx, query, reply }) => {
         const bytes = await svc.screenshot(ctx, query.id);
+        const mime = screenshotMime(bytes);
         await reply
-          .header('content-type', screenshotMime(bytes))
+          .header('content-type', mime)
           .header('cache-control', 'private, no-store')
           .header(
             'content-disposition',
-            `inline; filename="feedback-${query.id}.${screenshotMime(bytes) === 'image/png' ? 'png' : 'jpg'}"`,
+            `inline; filename="feedback-${query.id}.${mime === 'image/png' ? 'png' : 'jpg'}"`,
           )
           .send(bytes);
         return undefined;

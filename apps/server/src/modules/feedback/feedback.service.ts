@@ -311,15 +311,15 @@ export class FeedbackService {
       if (f.version !== input.version) throw await this.stale(tx, ctx, f);
       if (kind === 'reopen' ? f.status !== 'closed' : f.status === 'closed')
         throw new AppError(kind === 'reopen' ? 'FEEDBACK_NOT_CLOSED' : 'FEEDBACK_CLOSED');
-      const hadAnswer =
-        (
-          await tx
-            .select({ n: count() })
-            .from(feedbackReplies)
-            .where(and(eq(feedbackReplies.feedbackId, f.id), eq(feedbackReplies.kind, 'answer')))
-        )[0]!.n > 0;
+      // a reopened feedback is answered again if it ever had an answer
       const status: FeedbackStatus =
-        kind === 'answer' ? 'answered' : kind === 'close' ? 'closed' : hadAnswer ? 'answered' : 'open';
+        kind === 'answer'
+          ? 'answered'
+          : kind === 'close'
+            ? 'closed'
+            : (await this.hadAnswer(tx, f.id))
+              ? 'answered'
+              : 'open';
       const now = new Date();
       const updated = await tx
         .update(feedback)
@@ -365,6 +365,15 @@ export class FeedbackService {
       ]);
     });
     return (await this.details(eq(feedback.id, input.id), [asc(feedback.id)], 1, 0))[0]!;
+  }
+
+  private async hadAnswer(tx: Tx, id: number): Promise<boolean> {
+    const [row] = await tx
+      .select({ id: feedbackReplies.id })
+      .from(feedbackReplies)
+      .where(and(eq(feedbackReplies.feedbackId, id), eq(feedbackReplies.kind, 'answer')))
+      .limit(1);
+    return row !== undefined;
   }
 
   /** FEEDBACK_STALE naming who acted last on the feedback, what they did and when. */

@@ -15,7 +15,7 @@
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { and, count, desc, eq, gt, isNull, max, ne, or, sql } from 'drizzle-orm';
-import { SMS_CODE, type ErrorCode, type SendBindPhoneCodeResponse } from '@esource/shared';
+import { SMS_CODE, maskPhone, type ErrorCode, type SendBindPhoneCodeResponse } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
 import { phoneCodes, users } from '../../db/schema';
 import { AppError } from '../../lib/errors';
@@ -28,13 +28,6 @@ const PURPOSE = 'bindPhone';
 /** a request refused because the number was taken: kept only to count the account's requests */
 const REFUSED = 'refused';
 const DAY_MS = 24 * 3600 * 1000;
-
-/** 13812345678 → 138****5678 (as the web app's watermark shows a number). */
-export function maskPhone(phone: string): string {
-  return phone.length >= 11
-    ? `${phone.slice(0, 3)}****${phone.slice(-4)}`
-    : phone.replace(/\d(?=\d{2})/g, '*');
-}
 
 export function codeHash(salt: string, userId: number, phone: string, code: string): string {
   return createHash('sha256').update(`${salt}:${userId}:${phone}:${code}`).digest('hex');

@@ -5,7 +5,6 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  LIMITS,
   avatarKeyQuery,
   changeBindPhoneRequest,
   idSchema,
@@ -17,6 +16,7 @@ import {
 } from '@esource/shared';
 import type { AppDeps } from '../../app-deps';
 import { AppError } from '../../lib/errors';
+import { IMAGE_READ_MAX, readImageUpload } from '../../lib/image-upload';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import { fieldError, parseInput } from '../../lib/validate';
 import { fileStoreOf } from '../documents/file-store';
@@ -27,8 +27,8 @@ import { ProfileService } from './profile.service';
 
 const SELF = { permission: 'any', scope: 'system' } as const;
 const tags = ['profile'];
-/** an upload is read up to this size, so that an oversized non-image is still told apart from a large image */
-const AVATAR_READ_MAX = 4 * LIMITS.imageMaxBytes;
+/** the spec's calls carry the user's id: when sent, it must be the caller's (ProfileService.own) */
+const ownId = z.object({ id: z.preprocess((v) => (v === '' ? undefined : v), idSchema.optional()) });
 
 /** The one avatar file (and an optional `id` field) of a multipart request. */
 async function readAvatarUpload(
@@ -37,24 +37,8 @@ async function readAvatarUpload(
 ): Promise<{ bytes: Buffer; id: number | undefined }> {
   if (!req.isMultipart())
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', { type: req.headers['content-type'] ?? '' });
-  let bytes: Buffer | null = null;
-  const fields: Record<string, string> = {};
-  for await (const part of req.parts({ limits: { fileSize: AVATAR_READ_MAX, files: 1 } })) {
-    if (part.type === 'file') {
-      try {
-        bytes = await part.toBuffer();
-      } catch (err) {
-        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw avatarTooLarge(lang);
-        throw err;
-      }
-    } else fields[part.fieldname] = String(part.value);
-  }
-  const { id } = parseInput(
-    z.object({ id: z.preprocess((v) => (v === '' ? undefined : v), idSchema.optional()) }),
-    fields,
-    lang,
-    'body',
-  );
+  const { fields, bytes } = await readImageUpload(req, () => avatarTooLarge(lang));
+  const { id } = parseInput(ownId, fields, lang, 'body');
   if (bytes === null) throw fieldError(lang, 'file', 'validation.required');
   return { bytes, id };
 }
@@ -83,7 +67,7 @@ export function profileRoutes({ database, config }: AppDeps): RouteSpec[] {
         "Set the caller's avatar (multipart `file`: PNG/JPG ≤ 2 MB, checked by content, re-encoded without metadata)",
       tags,
       bodyType: 'multipart',
-      bodyLimit: AVATAR_READ_MAX + 64 * 1024,
+      bodyLimit: IMAGE_READ_MAX + 64 * 1024,
       response: personalInfo,
       handler: async ({ ctx, req }) => {
         const { bytes, id } = await readAvatarUpload(req, ctx.language);
@@ -96,7 +80,7 @@ export function profileRoutes({ database, config }: AppDeps): RouteSpec[] {
       guard: SELF,
       summary: "Remove the caller's avatar",
       tags,
-      body: z.object({ id: z.preprocess((v) => (v === '' ? undefined : v), idSchema.optional()) }),
+      body: ownId,
       response: personalInfo,
       handler: ({ ctx, body }) => profile.removeAvatar(ctx, body.id),
     }),

@@ -174,6 +174,14 @@ export class MissingReport {
       ${f.ptsNo ? sql`and ${subjects.ptsNo} ilike ${likeOf(f.ptsNo)}` : sql``}`;
   }
 
+  /** `from crf_instances i …`: the saved instances of the plan's forms in the scope and filters. */
+  private instancesIn(ctx: ProjectScopedContext, f: MissingFilters, plan: Map<number, FormPlan>): SQL {
+    return sql`from crf_instances i
+            join ${subjects} on ${subjects.id} = i.subject_id
+            ${f.visitCode !== undefined ? sql`join ${visits} on ${visits.id} = i.visit_id` : sql``}
+           where ${this.instanceWhere(ctx, f)} and i.form_id = any(${sql.param([...plan.keys()])}::int[])`;
+  }
+
   private static planJson(plan: Map<number, FormPlan>): string {
     return JSON.stringify([...plan.values()].map((p) => ({ f: p.id, r: p.required, c: p.read })));
   }
@@ -194,12 +202,7 @@ export class MissingReport {
     }>(
       await this.db.execute(sql`
         with r as (select * from jsonb_to_recordset(${MissingReport.planJson(plan)}::jsonb) as r(f int, r text[], c text[])),
-        inst as materialized (
-          select i.id, i.form_id from crf_instances i
-            join ${subjects} on ${subjects.id} = i.subject_id
-            ${f.visitCode !== undefined ? sql`join ${visits} on ${visits.id} = i.visit_id` : sql``}
-           where ${this.instanceWhere(ctx, f)} and i.form_id = any(${sql.param([...plan.keys()])}::int[])
-        ), filled as (
+        inst as materialized (select i.id, i.form_id ${this.instancesIn(ctx, f, plan)}), filled as (
           select v.instance_id, count(*) as n
             from crf_values v join inst on inst.id = v.instance_id join r on r.f = inst.form_id
            where v.variable = any(${sql.param(required)}::varchar[]) and v.variable = any(r.r) and ${ANSWERED}
@@ -263,16 +266,12 @@ export class MissingReport {
    * subject-number search the lists of the matching subjects' forms.
    */
   private async stored(ctx: ProjectScopedContext, f: MissingFilters, plan: Map<number, FormPlan>) {
-    const formIds = sql.param([...plan.keys()]);
     let rows: { form_id: number; variable: string; fd: number | string; fc: number | string; md: number | string; mc: number | string }[];
     if (f.ptsNo) {
       rows = rowsOf(
         await this.db.execute(sql`
           with inst as materialized (
-            select i.form_id, i.status, i.missing_count, i.missing_items from crf_instances i
-              join ${subjects} on ${subjects.id} = i.subject_id
-              ${f.visitCode !== undefined ? sql`join ${visits} on ${visits.id} = i.visit_id` : sql``}
-             where ${this.instanceWhere(ctx, f)} and i.form_id = any(${formIds}::int[])
+            select i.form_id, i.status, i.missing_count, i.missing_items ${this.instancesIn(ctx, f, plan)}
           )
           select form_id, '' as variable, count(*) filter (where status = 1) as fd, count(*) filter (where status = 2) as fc,
                  count(*) filter (where status = 1 and missing_count > 0) as md, count(*) filter (where status = 2 and missing_count > 0) as mc
@@ -291,7 +290,7 @@ export class MissingReport {
                  sum(${c.missingDraft}) as md, sum(${c.missingCompleted}) as mc
             from ${c}
             ${f.visitCode !== undefined ? sql`join ${visits} on ${visits.id} = ${c.visitId}` : sql``}
-           where ${countsWhere(ctx, f)} and ${codeWhere({ visitCode: f.visitCode })} and ${c.formId} = any(${formIds}::int[])
+           where ${countsWhere(ctx, f)} and ${codeWhere({ visitCode: f.visitCode })} and ${c.formId} = any(${sql.param([...plan.keys()])}::int[])
            group by 1, 2`),
       );
     }

@@ -10,6 +10,7 @@
  * whatever the number of subjects (docs/decisions.md, "Reports read maintained counters").
  */
 import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { z } from 'zod';
 import {
   formFields,
@@ -40,36 +41,37 @@ export interface ReportFilters {
 type CrfQuery = z.output<typeof crfReportRequest>;
 
 /**
- * Live subjects of the caller's scope under the filters, as a condition on the (unaliased) `subjects` table. A site
- * the caller does not reach is refused rather than shown empty.
+ * The caller's scope (project, environment, sites it reaches, live subjects) and the filters (site, subject status,
+ * design version) on a table that has those columns. A site the caller does not reach is refused rather than shown
+ * empty.
  */
-export function subjectWhere(ctx: ProjectScopedContext, f: ReportFilters): SQL {
+function scopeWhere(
+  t: { projectId: PgColumn; env: PgColumn; siteId: PgColumn; status: PgColumn; versionId: PgColumn },
+  ctx: ProjectScopedContext,
+  f: ReportFilters,
+): SQL {
   if (f.siteId !== undefined && !reachesSite(f.siteId, ctx)) throw new AppError('SITE_FORBIDDEN');
   return and(
-    eq(subjects.projectId, ctx.project.id),
-    eq(subjects.env, ctx.env),
-    siteScope(subjects.siteId, ctx),
-    sql`${subjects.status} <> 0`,
-    f.siteId !== undefined ? eq(subjects.siteId, f.siteId) : undefined,
-    f.subjectStatus !== undefined ? eq(subjects.status, f.subjectStatus) : undefined,
-    f.versionId !== undefined ? eq(subjects.designVersionId, f.versionId) : undefined,
+    eq(t.projectId, ctx.project.id),
+    eq(t.env, ctx.env),
+    siteScope(t.siteId, ctx),
+    sql`${t.status} <> 0`,
+    f.siteId !== undefined ? eq(t.siteId, f.siteId) : undefined,
+    f.subjectStatus !== undefined ? eq(t.status, f.subjectStatus) : undefined,
+    f.versionId !== undefined ? eq(t.versionId, f.versionId) : undefined,
   )!;
 }
 
+/** Live subjects of the caller's scope under the filters, as a condition on the (unaliased) `subjects` table. */
+export const subjectWhere = (ctx: ProjectScopedContext, f: ReportFilters): SQL =>
+  scopeWhere(
+    { projectId: subjects.projectId, env: subjects.env, siteId: subjects.siteId, status: subjects.status, versionId: subjects.designVersionId },
+    ctx,
+    f,
+  );
+
 /** The same scope and filters on the report counters (crf_report_counts: live subjects by site, status, version). */
-export function countsWhere(ctx: ProjectScopedContext, f: ReportFilters): SQL {
-  if (f.siteId !== undefined && !reachesSite(f.siteId, ctx)) throw new AppError('SITE_FORBIDDEN');
-  const c = crfReportCounts;
-  return and(
-    eq(c.projectId, ctx.project.id),
-    eq(c.env, ctx.env),
-    siteScope(c.siteId, ctx),
-    sql`${c.status} <> 0`,
-    f.siteId !== undefined ? eq(c.siteId, f.siteId) : undefined,
-    f.subjectStatus !== undefined ? eq(c.status, f.subjectStatus) : undefined,
-    f.versionId !== undefined ? eq(c.versionId, f.versionId) : undefined,
-  )!;
-}
+export const countsWhere = (ctx: ProjectScopedContext, f: ReportFilters): SQL => scopeWhere(crfReportCounts, ctx, f);
 
 /** A visit or form code filter on the unaliased `visits` / `forms` table (none: true). */
 export function codeWhere(f: Pick<ReportFilters, 'visitCode' | 'formCode'>): SQL {

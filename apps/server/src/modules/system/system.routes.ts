@@ -8,7 +8,6 @@ import {
   rangeOption,
   rangeOrg,
   sysConfigResponse,
-  syncUserToHospitalRequest,
   versionResponse,
 } from '@esource/shared';
 import { defineRoute, type RouteSpec } from '../../lib/route';
@@ -109,7 +108,6 @@ export function systemRoutes({ database, config }: AppDeps): RouteSpec[] {
       guard: { permission: { anyOf: ['team:member:update'] }, scope: 'project' },
       summary: "Push the project's team to its hospital connections: refused, naming them, as none of the supported kinds accepts users",
       tags: ['system'],
-      body: syncUserToHospitalRequest,
       response: z.null(),
       handler: ({ ctx }) => settings.syncUsersToHospital(ctx),
     }),

@@ -1,14 +1,6 @@
-import { LIMITS } from '@esource/shared';
+import { LIMITS, maskPhone } from '@esource/shared';
 
-/** 13812345678 → 138****5678; shorter numbers keep their first and last quarter. */
-export function maskPhone(phone: string | null | undefined): string {
-  if (!phone) return '';
-  const p = phone.trim();
-  if (p.length >= 11) return `${p.slice(0, 3)}****${p.slice(-4)}`;
-  if (p.length <= 4) return '*'.repeat(p.length);
-  const keep = Math.max(1, Math.floor(p.length / 4));
-  return p.slice(0, keep) + '*'.repeat(p.length - 2 * keep) + p.slice(-keep);
-}
+export { maskPhone };
 
 export interface WatermarkInput {
   name: string;

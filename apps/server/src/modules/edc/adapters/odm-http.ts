@@ -37,6 +37,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  clinicalDataStart,
   odmClinicalChunks,
   subjectXml,
   parseOdmClinical,
@@ -285,8 +286,7 @@ export class OdmHttpAdapter implements EdcAdapter {
   /** A record's own part of what is posted: its SubjectData inside the ClinicalData (for the record's log entry). */
   private excerpt(meta: StudyMeta, subjectKey: string, siteKey: string | undefined, rec: EdcRecord): string {
     const { subject } = this.subjectOf(meta, subjectKey, siteKey, [rec]);
-    const attr = (v: string) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-    return `<ClinicalData StudyOID="${attr(this.clinicalStudyOid)}" MetaDataVersionOID="${attr(meta.mdv.oid)}">\n${subjectXml(subject, true)}</ClinicalData>`;
+    return `${clinicalDataStart({ studyOid: this.clinicalStudyOid, metaDataVersionOid: meta.mdv.oid })}${subjectXml(subject, true)}</ClinicalData>`;
   }
 
   /** The exchange as this record's log entry shows it: the call's answer, the record's part of the request. */

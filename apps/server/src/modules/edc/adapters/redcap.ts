@@ -91,6 +91,8 @@ export function redcapVersionAtLeast(version: string, since: readonly number[]):
   return true;
 }
 const csvCell = (s: string) => `"${s.replace(/"/g, '""')}"`;
+/** A call's parameters as the log shows them: readable, the token masked. */
+const logBodyOf = (params: [string, string][]) => [['token', '***'], ...params].map(([k, v]) => `${k}=${v}`).join('&');
 
 /**
  * Our canonical datetime (YYYY-MM-DDTHH:MM:SS, as the mapping produces it) in the form REDCap imports for the
@@ -179,7 +181,7 @@ export class RedcapAdapter implements EdcAdapter {
   private async call(params: [string, string][], exchanges: EdcExchange[]): Promise<EdcHttpResponse> {
     const all: [string, string][] = [['token', this.settings.secret], ...params];
     const body = new URLSearchParams(all).toString();
-    const logBody = [['token', '***'], ...params].map(([k, v]) => `${k}=${v}`).join('&');
+    const logBody = logBodyOf(params);
     try {
       const r = await edcFetch(
         { method: 'POST', url: this.settings.baseUrl, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body, logBody },
@@ -319,14 +321,18 @@ export class RedcapAdapter implements EdcAdapter {
     return [...byRow.values()];
   }
 
-  /** The parameters of an import call but the token and the data. */
-  private static importParams(overwrite: boolean): [string, string][] {
+  /** The parameters of an import call of these placements but the token. */
+  private importParams(p: RedcapProject, subjectKey: string, placements: Placement[]): [string, string][] {
     return [
       ['content', 'record'],
       ['action', 'import'],
       ['format', 'json'],
       ['type', 'flat'],
-      ['overwriteBehavior', overwrite ? 'overwrite' : 'normal'],
+      ['overwriteBehavior', RedcapAdapter.clears(p, placements) ? 'overwrite' : 'normal'],
+      ['forceAutoNumber', 'false'],
+      ['data', JSON.stringify(this.rows(p, subjectKey, placements))],
+      ['returnContent', 'count'],
+      ['returnFormat', 'json'],
     ];
   }
 
@@ -335,24 +341,13 @@ export class RedcapAdapter implements EdcAdapter {
     return placements.some((pl) => pl.rec.items.some((it) => (it.value === null || !!pl.rec.remove) && p.fields.get(it.item)?.field_type !== 'checkbox'));
   }
 
-  /** A record's part of an import call, as its log entry shows the request: the call's parameters and its own row. */
-  private importExcerpt(p: RedcapProject, subjectKey: string, pl: Placement, overwrite: boolean): string {
-    const params = [...RedcapAdapter.importParams(overwrite), ['data', JSON.stringify(this.rows(p, subjectKey, [pl]))]];
-    return logText(['token=***', ...params.map(([k, v]) => `${k}=${v}`)].join('&'), this.settings.secret);
+  /** A record's part of an import call, as its log entry shows the request: the call as if it held its row only. */
+  private importExcerpt(p: RedcapProject, subjectKey: string, pl: Placement): string {
+    return logText(logBodyOf(this.importParams(p, subjectKey, [pl])), this.settings.secret);
   }
 
   private async importCall(p: RedcapProject, subjectKey: string, placements: Placement[], exchanges: EdcExchange[]): Promise<EdcHttpResponse> {
-    const rows = this.rows(p, subjectKey, placements);
-    const r = await this.call(
-      [
-        ...RedcapAdapter.importParams(RedcapAdapter.clears(p, placements)),
-        ['forceAutoNumber', 'false'],
-        ['data', JSON.stringify(rows)],
-        ['returnContent', 'count'],
-        ['returnFormat', 'json'],
-      ],
-      exchanges,
-    );
+    const r = await this.call(this.importParams(p, subjectKey, placements), exchanges);
     if (r.status === 200) {
       let ok = false;
       try {
@@ -458,7 +453,7 @@ export class RedcapAdapter implements EdcAdapter {
     const secret = this.settings.secret;
     const answer = (r: EdcHttpResponse, pl: Placement, lines?: string[]): EdcExchange => ({
       ...r.exchange,
-      request: this.importExcerpt(p, subjectKey, pl, RedcapAdapter.clears(p, [pl])),
+      request: this.importExcerpt(p, subjectKey, pl),
       ...(lines?.length ? { response: logText(lines.join('\n'), secret) } : {}),
     });
     let pending = live.filter((rec) => !deletions.includes(rec)).map((rec) => this.placement(p, rec));

@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { LIMITS, type FeedbackDetail } from '@esource/shared';
+import { usePaging } from '../../../components/paged-table';
 import { feedbackMineQuery } from '../api/feedback-api';
 import { CategoryTag, StatusTag } from './feedback-tags';
 import { FeedbackThread } from './feedback-thread';
@@ -13,8 +14,7 @@ import { ScreenshotImage } from './screenshot-image';
 /** "My feedback": what the user sent, newest first, each with its status, screenshot and answers. */
 export function MyFeedbackList({ active }: { active: boolean }) {
   const { t } = useTranslation('feedback');
-  const [page, setPage] = useState<number>(LIMITS.firstPage);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const { pageNumber: page, pageSize, onPage } = usePaging();
   const [shots, setShots] = useState<Set<number>>(new Set());
   const q = useQuery(feedbackMineQuery(page, pageSize, active));
   if (q.isError && !q.data) {
@@ -87,10 +87,7 @@ export function MyFeedbackList({ active }: { active: boolean }) {
           pageSize={pageSize}
           total={q.data?.totalCount ?? 0}
           pageSizeOptions={LIMITS.pageSizes.map(String)}
-          onChange={(p, s) => {
-            setPage(s !== pageSize ? LIMITS.firstPage : p);
-            setPageSize(s);
-          }}
+          onChange={onPage}
         />
       ) : null}
     </div>

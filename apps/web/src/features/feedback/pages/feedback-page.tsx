@@ -33,13 +33,16 @@ export default function FeedbackPage() {
   const has = usePms();
   const paging = usePaging();
   const [filters, setFilters] = useState<FeedbackListFilters>({});
-  const [range, setRange] = useState<[Dayjs, Dayjs] | null>(null);
   const [openId, setOpenId] = useState<number | null>(null);
   const [exporting, setExporting] = useState(false);
   const q = useQuery(
     feedbackPageQuery({ ...filters, pageNumber: paging.pageNumber, pageSize: paging.pageSize }),
   );
-  const filtered = Object.values(filters).some((v) => v !== undefined && v !== 'desc');
+  // (the sort order hides no rows)
+  const { sortOrder: _sortOrder, ...narrowing } = filters;
+  const filtered = Object.values(narrowing).some((v) => v !== undefined);
+  const range: [Dayjs, Dayjs] | null =
+    filters.from && filters.to ? [dayjs(filters.from), dayjs(filters.to)] : null;
 
   const change = (patch: Partial<FeedbackListFilters>) => {
     setFilters((f) => ({ ...f, ...patch }));
@@ -175,8 +178,7 @@ export default function FeedbackPage() {
         <DatePicker.RangePicker
           value={range}
           onChange={(v) => {
-            const r: [Dayjs, Dayjs] | null = v && v[0] && v[1] ? [v[0], v[1]] : null;
-            setRange(r);
+            const r: [Dayjs, Dayjs] | null = v?.[0] && v[1] ? [v[0], v[1]] : null;
             change({
               from: r ? r[0].format('YYYY-MM-DD') : undefined,
               to: r ? r[1].format('YYYY-MM-DD') : undefined,

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
 import { PREFILL_FREQUENCIES, scheduleDayProblems } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
+import { serverFieldErrors } from '../../../lib/validate-form';
 import { usePms, useSession } from '../../session';
 import { prefillApi, scheduleQuery } from '../api/prefill-api';
 
@@ -70,7 +71,7 @@ export function ScheduleConfig() {
       if (e instanceof ApiError && /STALE/.test(e.errorCode)) setStale(e.message);
       else if (e instanceof ApiError && e.detail.length) {
         const field = (f: string) => (f === 'days' ? (v.frequency === 'weekly' ? 'weekdays' : 'monthDays') : f === 'startDate' || f === 'endDate' ? 'range' : f);
-        form.setFields(e.detail.map((d) => ({ name: field(d.field) as keyof Values, errors: [d.message] })));
+        form.setFields(serverFieldErrors(e, (f) => field(f) as keyof Values));
         setGeneral(e.message);
       } else setGeneral(e instanceof Error ? e.message : String(e));
     } finally {

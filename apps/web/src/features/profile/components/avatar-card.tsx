@@ -4,7 +4,6 @@ import { DeleteOutlined, LoadingOutlined, UploadOutlined, UserOutlined } from '@
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { LIMITS } from '@esource/shared';
-import { ApiError } from '../../../lib/api-client';
 import { afterProfileChange, profileApi } from '../api/profile-api';
 
 const TYPES = ['image/png', 'image/jpeg'];
@@ -34,7 +33,7 @@ export function AvatarCard({
       await afterProfileChange(qc);
       void message.success(done);
     } catch (e) {
-      void message.error(e instanceof ApiError || e instanceof Error ? e.message : String(e));
+      void message.error(e instanceof Error ? e.message : String(e));
     } finally {
       setBusy(null);
     }

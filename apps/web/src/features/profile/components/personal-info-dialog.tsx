@@ -2,8 +2,7 @@ import { useState } from 'react';
 import { App, Form, Input, Modal } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../../../lib/api-client';
-import { validFields } from '../../../lib/validate-form';
+import { serverFieldErrors, validFields } from '../../../lib/validate-form';
 import { afterProfileChange, profileApi } from '../api/profile-api';
 
 interface Values {
@@ -39,13 +38,9 @@ export function PersonalInfoDialog({
       void message.success(t('info.saved'));
       onClose();
     } catch (e) {
-      if (e instanceof ApiError && e.detail.length > 0) {
-        form.setFields(
-          e.detail.map((d) => ({ name: d.field === 'mail' ? 'mail' : 'name', errors: [d.message] })),
-        );
-      } else {
-        void message.error(e instanceof Error ? e.message : String(e));
-      }
+      const onFields = serverFieldErrors<keyof Values>(e, (f) => (f === 'mail' ? 'mail' : 'name'));
+      if (onFields.length > 0) form.setFields(onFields);
+      else void message.error(e instanceof Error ? e.message : String(e));
     } finally {
       setBusy(false);
     }

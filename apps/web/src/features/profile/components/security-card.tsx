@@ -3,9 +3,8 @@ import { Button, Card, Tag, Typography } from 'antd';
 import { KeyOutlined, MobileOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import type { UserInfo } from '@esource/shared';
+import { maskPhone, type UserInfo } from '@esource/shared';
 import { ModifyPasswordDialog } from '../../password';
-import { maskPhone } from '../../watermark';
 import { PhoneChangeDialog } from './phone-change-dialog';
 
 /**

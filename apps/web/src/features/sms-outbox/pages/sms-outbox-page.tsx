@@ -5,8 +5,8 @@ import { ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { LIMITS, type SmsOutboxRow } from '@esource/shared';
-import { PagedTable } from '../../../components/paged-table';
+import type { SmsOutboxRow } from '@esource/shared';
+import { PagedTable, usePaging } from '../../../components/paged-table';
 import { smsOutboxQuery } from '../api/sms-outbox-api';
 
 /**
@@ -18,8 +18,7 @@ export default function SmsOutboxPage() {
   const { t } = useTranslation('smsOutbox');
   const [phoneText, setPhoneText] = useState('');
   const [phone, setPhone] = useState<string | undefined>(undefined);
-  const [pageNumber, setPage] = useState<number>(LIMITS.firstPage);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  const { pageNumber, pageSize, onPage, first } = usePaging();
   const q = useQuery(smsOutboxQuery({ pageNumber, pageSize, ...(phone ? { phone } : {}) }));
   const provider = q.data?.provider;
 
@@ -83,7 +82,7 @@ export default function SmsOutboxPage() {
           onChange={(e) => setPhoneText(e.target.value.replace(/\D/g, ''))}
           onSearch={(v) => {
             setPhone(v.trim() || undefined);
-            setPage(LIMITS.firstPage);
+            first();
           }}
           placeholder={t('filterPhone')}
           style={{ width: 240 }}
@@ -111,10 +110,7 @@ export default function SmsOutboxPage() {
         query={q}
         page={pageNumber}
         pageSize={pageSize}
-        onPage={(p, s) => {
-          setPage(p);
-          setPageSize(s);
-        }}
+        onPage={onPage}
         empty={phone ? t('emptyFiltered') : t('empty')}
         texts={{ loadFailed: t('loadFailed'), retry: t('retry'), total: (n) => t('total', { count: n }) }}
         rowKey="id"

@@ -35,7 +35,7 @@ import {
 } from '@esource/shared';
 import { LimitedInput, LimitedTextArea, maxRule } from '../../../components/limited-input';
 import { ApiError } from '../../../lib/api-client';
-import { validFields } from '../../../lib/validate-form';
+import { serverFieldErrors, validFields } from '../../../lib/validate-form';
 import { afterSourceChange, sourcesApi } from '../api/sources-api';
 import {
   defaultConfig,
@@ -112,7 +112,7 @@ export function ConnectionDrawer({
       onSaved(saved);
     } catch (e) {
       if (e instanceof ApiError && e.detail.length) {
-        form.setFields(e.detail.map((d) => ({ name: namePath(d.field) as never, errors: [d.message] })));
+        form.setFields(serverFieldErrors(e, (f) => namePath(f) as never));
         setGeneral(e.message);
       } else setGeneral(e instanceof Error ? e.message : String(e));
     } finally {

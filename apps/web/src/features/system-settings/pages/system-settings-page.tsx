@@ -6,17 +6,17 @@ import dayjs from 'dayjs';
 import { HOST_KEYS, type AdminInfo, type HostKey } from '@esource/shared';
 import { adminInfoQuery, hostsQuery, settingsApi } from '../api/system-settings-api';
 import { usePms } from '../../session';
-import { ApiError } from '../../../lib/api-client';
+import { serverFieldErrors } from '../../../lib/validate-form';
 
 type ContactValues = Omit<AdminInfo, 'lockVersion' | 'updateTime'>;
 
-/** Server problems by field onto the form (400 with detail: `hosts.icrc` → icrc); other errors the API client shows. */
-function fieldErrors<K extends string>(err: unknown, keys: readonly K[]): { name: K; errors: string[] }[] {
-  if (!(err instanceof ApiError)) return [];
-  return err.detail
-    .map((d) => ({ name: d.field.split('.').at(-1) as K, errors: [d.message] }))
-    .filter((d) => keys.includes(d.name));
-}
+/** A server problem's field (`hosts.icrc`) as one of the form's names (`icrc`), or null when the form has none. */
+const nameIn =
+  <K extends string>(keys: readonly K[]) =>
+  (field: string): K | null => {
+    const last = field.split('.').at(-1) as K;
+    return keys.includes(last) ? last : null;
+  };
 const CONTACT_KEYS = ['name', 'phone', 'mail', 'note'] as const;
 
 function ContactCard({ canEdit }: { canEdit: boolean }) {
@@ -36,7 +36,7 @@ function ContactCard({ canEdit }: { canEdit: boolean }) {
       void message.success(t('saved'));
     },
     onError: (err) => {
-      form.setFields(fieldErrors(err, CONTACT_KEYS));
+      form.setFields(serverFieldErrors(err, nameIn(CONTACT_KEYS)));
       void qc.invalidateQueries({ queryKey: adminInfoQuery().queryKey });
     },
   });
@@ -102,7 +102,7 @@ function HostsCard({ canEdit }: { canEdit: boolean }) {
       void message.success(t('saved'));
     },
     onError: (err) => {
-      form.setFields(fieldErrors(err, HOST_KEYS));
+      form.setFields(serverFieldErrors(err, nameIn(HOST_KEYS)));
       void qc.invalidateQueries({ queryKey: hostsQuery().queryKey });
     },
   });

@@ -4,7 +4,7 @@ import type { Rule } from 'antd/es/form';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { LIMITS, LOGIN_TYPES, type UserAddResponse } from '@esource/shared';
-import { ApiError } from '../../../lib/api-client';
+import { serverFieldErrors } from '../../../lib/validate-form';
 import {
   deptOptionsQuery,
   groupOptionsQuery,
@@ -121,13 +121,7 @@ export function UserFormDialog({
     },
     onError: (err) => {
       // the server's translated message already shows as a notification; also mark the fields it names
-      if (err instanceof ApiError && err.detail.length > 0) {
-        form.setFields(
-          err.detail
-            .filter((d) => FIELDS.has(d.field))
-            .map((d) => ({ name: d.field as keyof FormValues, errors: [d.message] })),
-        );
-      }
+      form.setFields(serverFieldErrors(err, (f) => (FIELDS.has(f) ? (f as keyof FormValues) : null)));
     },
   });
 
