@@ -7,6 +7,7 @@ import pg from 'pg';
 import { startServer, type RunningServer, type StartOptions } from '../src/server';
 import type { Config } from '../src/config/config';
 import { DEMO_PASSWORD, DEMO_USERS, sha256Hex } from '../src/seed/seed';
+import { pgliteTemplate } from './pglite-template';
 
 export interface CallOptions {
   token?: string | null;
@@ -126,6 +127,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       dataDir: 'memory://',
       testHooks: true,
       databaseUrl,
+      ...(databaseUrl ? {} : { pgliteTemplate: await pgliteTemplate() }),
       ...opts.config,
     },
   });

@@ -163,6 +163,12 @@ export interface Config {
   auditCheckpointMinutes: number;
   /** folder for the embedded database and uploaded files; 'memory://' = in-memory (tests) */
   dataDir: string;
+  /**
+   * PGLITE_TEMPLATE: an in-memory database starts from this dump of a migrated embedded database (PGlite's
+   * dumpDataDir) instead of an empty one; the migrations newer than the dump still run. Tests use it: creating
+   * an empty database is most of a test server's start (apps/server/test/harness.ts).
+   */
+  pgliteTemplate?: string | undefined;
   /** where uploaded source documents are kept (FILE_STORE, parseFileStore) */
   fileStore: { kind: 'local' } | S3Settings;
   /** how text messages (verification codes) go out (SMS_PROVIDER, parseSms) */
@@ -216,6 +222,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     auditAnchorFile: process.env.AUDIT_ANCHOR_FILE || undefined,
     auditCheckpointMinutes: int('AUDIT_CHECKPOINT_MINUTES', 5),
     dataDir: process.env.DATA_DIR ?? path.join(REPO_ROOT, 'data'),
+    pgliteTemplate: process.env.PGLITE_TEMPLATE || undefined,
     fileStore: parseFileStore(process.env),
     sms: parseSms(process.env),
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),

@@ -43,6 +43,8 @@ export async function openDatabase(opts: {
   databaseAppUrl?: string | undefined;
   production?: boolean;
   dataDir: string;
+  /** an in-memory database starts from this dump of a migrated one (Config.pgliteTemplate) */
+  pgliteTemplate?: string | undefined;
 }): Promise<Database> {
   if (opts.databaseUrl) {
     const { default: pg } = await import('pg');
@@ -104,7 +106,11 @@ export async function openDatabase(opts: {
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   let client: InstanceType<typeof PGlite>;
   if (opts.dataDir.startsWith('memory://')) {
-    client = new PGlite({ extensions: { pg_trgm } });
+    const template = opts.pgliteTemplate && fs.existsSync(opts.pgliteTemplate) ? opts.pgliteTemplate : undefined;
+    client = new PGlite({
+      extensions: { pg_trgm },
+      ...(template ? { loadDataDir: new Blob([fs.readFileSync(template)]) } : {}),
+    });
   } else {
     const dir = path.resolve(opts.dataDir, 'pg');
     fs.mkdirSync(path.dirname(dir), { recursive: true });
