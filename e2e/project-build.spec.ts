@@ -260,6 +260,8 @@ test('two sites in DEV; in UAT two sites and crc1 invited for one of them; DEV e
   await expect(page.getByTestId('team-page')).toBeVisible();
   await page.getByTestId('member-invite').click();
   await page.getByTestId('member-account').fill('crc1');
+  // the data ranges as the server explains them (/sys/range/listRange)
+  await expect(page.getByTestId('member-dialog')).toContainText('Only the sites named in the membership');
   await pick(page, 'member-role', 'CRC', false);
   await pick(page, 'member-sites', 'U01', false);
   await page.locator('.ant-modal-title').click(); // closes the dropdown, not the dialog

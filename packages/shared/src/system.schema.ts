@@ -63,3 +63,5 @@ export const adminInfoUpdate = z.object({
 export const rangeOrg = z.object({ id: z.number().int(), code: z.string().nullable(), name: z.string() });
 /** GET /sys/range/listRange: the data ranges a project membership may have, translated. */
 export const rangeOption = z.object({ value: z.enum(['all', 'sites']), label: z.string(), description: z.string() });
+export type RangeOrg = z.infer<typeof rangeOrg>;
+export type RangeOption = z.infer<typeof rangeOption>;

@@ -1,3 +1,3 @@
 /** System settings (issue 15 item 3): what other features may use of it. */
-export { adminInfoQuery } from './api/system-settings-api';
+export { adminInfoQuery, rangeOrgsQuery, rangesQuery } from './api/system-settings-api';
 export { AdminContact } from './admin-contact';

@@ -8,6 +8,7 @@ import { useSession } from '../../session';
 import { candidatesQuery, roleOptionsQuery, teamApi, teamSitesQuery, type RoleOption } from '../api/team-api';
 import { memberAssignment, memberFormValues, type MemberFormValues } from '../member-form';
 import { LimitedInput, LimitedTextArea } from '../../../components/limited-input';
+import { rangesQuery } from '../../system-settings';
 
 export type MemberDialogMode = 'add' | 'invite' | 'edit';
 
@@ -47,6 +48,9 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
     enabled: mode === 'add' && projectId !== null,
   });
   const siteScope = Form.useWatch('scope', form);
+  // the data ranges as the server names and explains them (/sys/range/listRange); ours until they arrive
+  const ranges = useQuery(rangesQuery(language));
+  const range = (v: 'all' | 'sites') => ranges.data?.find((r) => r.value === v);
 
   const submit = async (v: MemberFormValues) => {
     setBusy(true);
@@ -175,13 +179,17 @@ export function MemberDialog({ mode, member, onClose, onSaved }: Props) {
               data-testid="member-role"
             />
           </Form.Item>
-          <Form.Item name="scope" label={t('field.sites')}>
+          <Form.Item
+            name="scope"
+            label={t('field.sites')}
+            extra={range(siteScope === 'all' ? 'all' : 'sites')?.description}
+          >
             <Radio.Group data-testid="member-scope">
               <Radio value="all" data-testid="scope-all">
-                {t('scope.all')}
+                {range('all')?.label ?? t('scope.all')}
               </Radio>
               <Radio value="chosen" data-testid="scope-chosen">
-                {t('scope.chosen')}
+                {range('sites')?.label ?? t('scope.chosen')}
               </Radio>
             </Radio.Group>
           </Form.Item>

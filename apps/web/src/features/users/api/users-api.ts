@@ -91,7 +91,7 @@ export const userDetailQuery = (id: number | null) =>
     enabled: id !== null,
   });
 
-/** Choices for the user form: departments, system roles, permission groups (organisations: orgsPageQuery). */
+/** Choices for the user form: departments, system roles, permission groups (organisations: rangeOrgsQuery). */
 export const deptOptionsQuery = (orgId: number | undefined) =>
   queryOptions({
     queryKey: ['users', 'deptOptions', orgId],

@@ -15,7 +15,7 @@ import {
 } from '../api/users-api';
 import { userFieldProblem } from '../lib/user-rules';
 import { usePms } from '../../session';
-import { orgsPageQuery } from '../../orgs';
+import { rangeOrgsQuery } from '../../system-settings';
 import { LimitedInput, maxRule } from '../../../components/limited-input';
 
 interface FormValues {
@@ -66,7 +66,8 @@ export function UserFormDialog({
   const qc = useQueryClient();
   const editing = userId !== null;
   const detail = useQuery({ ...userDetailQuery(userId), enabled: open && editing });
-  const orgs = useQuery({ ...orgsPageQuery({ pageNumber: 1, pageSize: 200 }), enabled: open });
+  // enabled organisations (/sys/range/listOrg: what managing users allows, every one of them, not a page)
+  const orgs = useQuery({ ...rangeOrgsQuery(), enabled: open });
   const orgId = Form.useWatch('orgId', form);
   const depts = useQuery({ ...deptOptionsQuery(orgId), enabled: open && orgId !== undefined });
   const roles = useQuery({ ...systemRoleOptionsQuery(open && has('system:role:query')) });
@@ -252,7 +253,21 @@ export function UserFormDialog({
                 <Select
                   showSearch={{ optionFilterProp: 'label' }}
                   loading={orgs.isPending}
-                  options={(orgs.data?.content ?? []).map((o) => ({ value: o.id, label: o.name }))}
+                  options={[
+                    ...(orgs.data ?? []).map((o) => ({ value: o.id, label: o.name })),
+                    // the user's own organisation when it has been disabled since: shown, not offered to others
+                    ...(detail.data?.orgId != null &&
+                    orgs.data &&
+                    !orgs.data.some((o) => o.id === detail.data?.orgId)
+                      ? [
+                          {
+                            value: detail.data.orgId,
+                            label: detail.data.orgName ?? String(detail.data.orgId),
+                            disabled: true,
+                          },
+                        ]
+                      : []),
+                  ]}
                   onChange={() => form.setFieldValue('deptId', undefined)}
                   placeholder={t('choose')}
                   data-testid="user-org"
