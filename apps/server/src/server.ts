@@ -14,6 +14,7 @@ import { setAuditChainKey } from './modules/audit/audit.service';
 import { resolveAuditKey, warnAboutAuditKey } from './modules/audit/audit-key';
 import { auditAnchorFilePath, writeCheckpoint } from './modules/audit/audit-anchors';
 import { pruneLoginThrottle } from './modules/auth/auth.repo';
+import { pruneSmsRows } from './modules/sms/sms-provider';
 import { resolveSourceSecretKey } from './modules/sources/secret-box';
 import { ExtractService } from './modules/sources/extract.service';
 import { DeidJob } from './modules/documents/deid.job';
@@ -108,9 +109,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       ? setInterval(() => void checkpoint('schedule'), config.auditCheckpointMinutes * 60_000)
       : null;
   timer?.unref();
-  // Workers forget quiet failure counts of account names that have no user (login_throttle) once an hour.
+  // Workers forget quiet failure counts of account names that have no user (login_throttle) once an hour, and verification
+  // codes and development outbox messages past their keeping (pruneSmsRows).
   const prune = () =>
-    pruneLoginThrottle(database.db).catch((err: unknown) => console.error('[auth] login_throttle housekeeping failed:', (err as Error).message));
+    Promise.all([
+      pruneLoginThrottle(database.db).catch((err: unknown) => console.error('[auth] login_throttle housekeeping failed:', (err as Error).message)),
+      pruneSmsRows(database.db).catch((err: unknown) => console.error('[sms] housekeeping failed:', (err as Error).message)),
+    ]);
   const pruneTimer = config.role !== 'api' ? setInterval(() => void prune(), 60 * 60_000) : null;
   pruneTimer?.unref();
   // Workers enqueue the daily automatic extractions (12:00 in each project's time zone; idempotent per subject per day).

@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { SMS_CODE } from '@esource/shared';
 import { auditEvents, phoneCodes, smsOutbox, users } from '../src/db/schema';
 import { fileStoreOf } from '../src/modules/documents/file-store';
+import { pruneSmsRows } from '../src/modules/sms/sms-provider';
 import { startTestServer, type TestServer } from './harness';
 import { noisePng } from './images';
 
@@ -717,5 +718,40 @@ describe('HTTP SMS gateway', () => {
       await g2.stop();
     }
     answer = () => ({ status: 200, body: '' });
+  });
+});
+
+describe('housekeeping', () => {
+  it('drops code rows past the daily limits and outbox messages past their week, nothing newer', async () => {
+    const db = s.database.db;
+    const [u] = await db.select({ id: users.id }).from(users).where(eq(users.account, 'pi'));
+    const old = sql`now() - interval '3 days'`;
+    const [oldCode] = await db
+      .insert(phoneCodes)
+      .values({ userId: u!.id, phone: '13900000091', salt: 'x', codeHash: 'y', expiresAt: old, createdAt: old })
+      .returning({ id: phoneCodes.id });
+    const [newCode] = await db
+      .insert(phoneCodes)
+      .values({ userId: u!.id, phone: '13900000092', salt: 'x', codeHash: 'y', expiresAt: sql`now()` })
+      .returning({ id: phoneCodes.id });
+    const week = sql`now() - interval '8 days'`;
+    const [oldMsg] = await db
+      .insert(smsOutbox)
+      .values({ phone: '13900000091', template: 'bindPhone', body: 'old', language: 'en_US', createdAt: week })
+      .returning({ id: smsOutbox.id });
+    const [newMsg] = await db
+      .insert(smsOutbox)
+      .values({ phone: '13900000092', template: 'bindPhone', body: 'new', language: 'en_US' })
+      .returning({ id: smsOutbox.id });
+    const gone = await pruneSmsRows(db);
+    expect(gone.codes).toBeGreaterThanOrEqual(1);
+    expect(gone.outbox).toBeGreaterThanOrEqual(1);
+    const codeIds = (await db.select({ id: phoneCodes.id }).from(phoneCodes)).map((r) => r.id);
+    expect(codeIds).not.toContain(oldCode!.id);
+    expect(codeIds).toContain(newCode!.id);
+    const msgIds = (await db.select({ id: smsOutbox.id }).from(smsOutbox)).map((r) => r.id);
+    expect(msgIds).not.toContain(oldMsg!.id);
+    expect(msgIds).toContain(newMsg!.id);
+    expect(await pruneSmsRows(db)).toEqual({ codes: 0, outbox: 0 });
   });
 });

@@ -10,7 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Language } from '@esource/shared';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
+import { rowsOf } from '../../lib/sql';
 import { smsOutbox } from '../../db/schema';
 import type { Config, SmsSettings } from '../../config/config';
 import { translator } from '../../lib/i18n';
@@ -140,4 +142,23 @@ export class HttpSmsProvider implements SmsProvider {
 /** The provider the configuration names. */
 export function smsProviderOf(config: Pick<Config, 'sms'>, db: DbOrTx): SmsProvider {
   return config.sms.kind === 'http' ? new HttpSmsProvider(config.sms) : new OutboxSmsProvider(db);
+}
+
+/** How long the development outbox keeps a message (its codes expired long before). */
+export const OUTBOX_KEEP_DAYS = 7;
+
+/**
+ * Housekeeping (workers, hourly): verification-code rows outlive their use only as long as the daily rate limits
+ * count them (kept 2 days; every request and check stays in the audit trail), and the development outbox keeps
+ * messages OUTBOX_KEEP_DAYS. Returns how many rows of each went.
+ */
+export async function pruneSmsRows(db: DbOrTx, outboxDays = OUTBOX_KEEP_DAYS): Promise<{ codes: number; outbox: number }> {
+  const count = async (q: SQL) => Number(rowsOf<{ n: number }>(await db.execute(q))[0]?.n ?? 0);
+  const codes = await count(sql`
+    with gone as (delete from phone_codes where created_at < now() - interval '2 days' returning 1)
+    select count(*)::int as n from gone`);
+  const outbox = await count(sql`
+    with gone as (delete from sms_outbox where created_at < now() - make_interval(days => ${outboxDays}::int) returning 1)
+    select count(*)::int as n from gone`);
+  return { codes, outbox };
 }
