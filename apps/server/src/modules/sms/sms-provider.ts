@@ -153,7 +153,7 @@ export const OUTBOX_KEEP_DAYS = 7;
  * messages OUTBOX_KEEP_DAYS. Returns how many rows of each went.
  */
 export async function pruneSmsRows(db: DbOrTx, outboxDays = OUTBOX_KEEP_DAYS): Promise<{ codes: number; outbox: number }> {
-  const count = async (q: SQL) => Number(rowsOf<{ n: number }>(await db.execute(q))[0]?.n ?? 0);
+  const count = async (q: SQL) => Number(rowsOf<{ n: number | string }>(await db.execute(q))[0]?.n ?? 0);
   const codes = await count(sql`
     with gone as (delete from phone_codes where created_at < now() - interval '2 days' returning 1)
     select count(*)::int as n from gone`);
