@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The browser journeys in shards: the web app is built once, then E2E_SHARDS Playwright runs (default 2) each start
+// The browser journeys in shards: the web app is built once, then E2E_SHARDS Playwright runs (default 1 until a full sharded run has been checked) each start
 // their own server with their own embedded database, ports and output folder, and take a share of the spec files
 // (`--shard=i/n`). A journey spends most of its time waiting for the browser and the server (a serial run keeps
 // about a third of one core busy), so two shards on two cores take about half the time. Within a shard the
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const files = args.filter((a) => !a.startsWith('-'));
-const shards = files.length === 1 ? 1 : Math.max(1, Number(process.env.E2E_SHARDS ?? 2));
+const shards = files.length === 1 ? 1 : Math.max(1, Number(process.env.E2E_SHARDS ?? 1));
 
 const run = (cmd, argv) =>
   spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', env: process.env }).status === 0;
