@@ -196,21 +196,27 @@ test('someone else changes the project while the dialog is open: their change is
   const got = await request.post('/api/pro/info/get', { headers });
   const version = ((await got.json()) as { data: { version: number } }).data.version;
   const changed = await request.post('/api/pro/info/update', {
-    form: { id, version, configFiveFunction: 'CF-1' },
+    form: { id, version, configFiveFunction: '01111' },
     headers,
   });
   expect(changed.status()).toBe(200);
 
-  await (await inputOf(page, 'project-five')).fill('CF-2');
+  // the five functions are check boxes (configFiveFunction, one 0/1 character each): switch SDV/SDR off
+  const fn = (k: string) => page.getByTestId('project-five').locator('label').filter({ has: page.getByTestId(`project-fn-${k}`) }).locator('input');
+  await fn('verification').uncheck();
   await dialogOk(page, 'project-dialog');
   await expect(page.getByTestId('project-stale')).toContainText('Dana Manager');
   await page.getByTestId('project-reload').click();
   await expect(page.getByTestId('project-stale')).toHaveCount(0);
-  await expect(await inputOf(page, 'project-five')).toHaveValue('CF-1');
-  await (await inputOf(page, 'project-five')).fill('CF-2');
+  // their change (queries off) is what the dialog shows now
+  await expect(fn('queries')).not.toBeChecked();
+  await expect(fn('verification')).toBeChecked();
+  await fn('verification').uncheck();
   await dialogOk(page, 'project-dialog');
   await expect(page.getByTestId('project-dialog')).toHaveCount(0);
-  await expect(page.getByTestId('open-project-card')).toContainText('CF-2');
+  await expect(page.getByTestId('project-function-queries')).toHaveAttribute('data-on', 'false');
+  await expect(page.getByTestId('project-function-verification')).toHaveAttribute('data-on', 'false');
+  await expect(page.getByTestId('project-function-safety')).toHaveAttribute('data-on', 'true');
 });
 
 test('two sites in DEV; in UAT two sites and crc1 invited for one of them; DEV explains the DM-only rule', async ({

@@ -39,6 +39,10 @@ import { exportRoutes } from './modules/exports/exports.routes';
 import { profileRoutes } from './modules/profile/profile.routes';
 import { smsRoutes } from './modules/sms/sms.routes';
 import { feedbackRoutes } from './modules/feedback/feedback.routes';
+import { ddcRoutes } from './modules/ddc/ddc.routes';
+import { passkeyRoutes } from './modules/passkeys/passkeys.routes';
+import { realNameRoutes } from './modules/profile/real-name.routes';
+import { econsentRoutes } from './modules/econsent/econsent.routes';
 
 export function allRoutes(deps: AppDeps): RouteSpec[] {
   return [
@@ -80,5 +84,9 @@ export function allRoutes(deps: AppDeps): RouteSpec[] {
     ...profileRoutes(deps),
     ...smsRoutes(deps),
     ...feedbackRoutes(deps),
+    ...ddcRoutes(deps),
+    ...passkeyRoutes(deps),
+    ...realNameRoutes(deps),
+    ...econsentRoutes(deps),
   ];
 }

@@ -133,14 +133,25 @@ export const sourceFileType = z.object({ value: z.number().int(), code: z.string
 
 /**
  * The de-identification message tabs (spec §2 /project/message: pending, processed, invalid) as file statuses:
- * pending = a person still has to act (waiting submit, waiting audit, audit failed), processed = audit passed,
- * invalid = automatic de-identification failed (or a status the spec names that no upload reaches any more).
+ * pending = a person still has to act (waiting import — confirmation, when the project's fileConfirmConfig asks for
+ * it —, waiting submit, waiting audit, audit failed), processed = audit passed, invalid = automatic de-identification
+ * failed, or an upload discarded at confirmation (default, -99).
  */
 export const SOURCE_FILE_TABS = {
-  pending: [F.waitingSubmit, F.waitingAudit, F.auditFailed],
+  pending: [F.waitingImport, F.waitingSubmit, F.waitingAudit, F.auditFailed],
   processed: [F.auditPassed],
-  invalid: [F.submitFailed, F.waitingImport, F.default],
+  invalid: [F.submitFailed, F.default],
 } as const satisfies Record<string, readonly number[]>;
+
+/**
+ * Upload confirmation (the project's fileConfirmConfig = 1, docs/decisions.md "Project fields"): an upload waits at
+ * -3 (waiting import) until a site user holding source:file:submit confirms it — subject, visit and document type
+ * checked — and only then goes to automatic de-identification (0); or discards it (-99, a reason required; the file is
+ * kept, never deleted, and shows among the invalid messages).
+ * POST /source/file/confirm and POST /source/file/discard.
+ */
+export const sourceFileConfirmRequest = z.object({ id: idSchema, version: intSchema(1) });
+export const sourceFileDiscardRequest = z.object({ id: idSchema, version: intSchema(1), reason: z.string().trim().min(1).max(500) });
 export type SourceFileTab = keyof typeof SOURCE_FILE_TABS;
 
 /** Statuses at which a file's boxes may still be changed by hand (then submitted again). */

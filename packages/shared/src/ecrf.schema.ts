@@ -113,6 +113,12 @@ export const itemValue = z.object({
   updatedBy: z.string().nullable(),
   updateTime: z.string(),
 });
+/** The site's review a participant's answers wait for (a shared form, issue 15 item 6): the link and when it was submitted. */
+export const pendingReview = z.object({
+  shareId: z.number().int(),
+  submittedAt: z.string(),
+});
+export type PendingReview = z.infer<typeof pendingReview>;
 export const crfInstanceView = z.object({
   instance: z
     .object({
@@ -123,6 +129,8 @@ export const crfInstanceView = z.object({
       certifiedBy: z.string().nullable(),
       certifiedAt: z.string().nullable(),
       updateTime: z.string(),
+      /** filled by the participant through a shared link and not reviewed by the site yet (ddc.schema.ts) */
+      pendingReview: pendingReview.nullable().optional(),
     })
     .nullable(),
   values: z.record(z.string(), itemValue),
@@ -179,7 +187,17 @@ export const visitSlot = z.object({
 export const scheduleVisit = visitSlot.extend({
   state: z.enum(['upcoming', 'inWindow', 'overdue', 'done']),
   forms: z.array(
-    z.object({ formId: z.number().int(), code: z.string(), name: z.string(), nameEn: z.string().nullable(), cycle: z.boolean(), status: z.number().int(), instances: z.array(z.object({ id: z.number().int(), repeatNo: z.number().int(), status: z.number().int(), version: z.number().int() })) }),
+    z.object({
+      formId: z.number().int(),
+      code: z.string(),
+      name: z.string(),
+      nameEn: z.string().nullable(),
+      cycle: z.boolean(),
+      status: z.number().int(),
+      instances: z.array(z.object({ id: z.number().int(), repeatNo: z.number().int(), status: z.number().int(), version: z.number().int(), pendingReview: z.boolean().optional() })),
+      /** some instance holds a participant's answers the site has not reviewed yet (shared forms) */
+      pendingReview: z.boolean().optional(),
+    }),
   ),
 });
 export type ScheduleVisit = z.infer<typeof scheduleVisit>;

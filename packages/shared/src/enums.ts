@@ -50,8 +50,19 @@ export const SOURCE_FILE_STATUS = {
   auditPassed: 3,
 } as const;
 
-/** Entry mode of an eCRF value (spec §4). */
-export const ENTRY_MODE = { stash: 0, manual: 2, direct: 3, kbms: 4, gather: 5, inject: 6 } as const;
+/**
+ * Entry mode of an eCRF value (spec §4), and participant 7: filled by the participant through a shared link
+ * (issue 15 item 6; the value's source is the link, 'share:<id>'). Never accepted from the entry screen's save.
+ */
+export const ENTRY_MODE = {
+  stash: 0,
+  manual: 2,
+  direct: 3,
+  kbms: 4,
+  gather: 5,
+  inject: 6,
+  participant: 7,
+} as const;
 
 export const EDC_KINDS = [1, 3] as const;
 

@@ -169,6 +169,66 @@ export const ERROR_STATUS = {
   SMS_CODE_LOCKED: 400,
   /** the SMS gateway refused or could not be reached; no code is valid */
   SMS_SEND_FAILED: 502,
+  /** face login (issue 15 item 2): the server has no relying party configured (WEBAUTHN_* / PUBLIC_URL) */
+  PASSKEY_NOT_CONFIGURED: 503,
+  /** the challenge is unknown, expired, used already, or another user's: start again */
+  PASSKEY_CHALLENGE_INVALID: 400,
+  /** the passkey presented is registered with no account (removed, or another site's) */
+  PASSKEY_UNKNOWN: 400,
+  /** the passkey belongs to another account than the one named (or its user handle does not match) */
+  PASSKEY_USER_MISMATCH: 400,
+  /** the authenticator's answer failed verification (origin, RP ID, user verification, signature; names which) */
+  PASSKEY_VERIFY_FAILED: 400,
+  /** the passkey's signature counter did not go up: a copied authenticator or a replayed answer */
+  PASSKEY_COUNTER: 400,
+  /** this passkey is registered already */
+  PASSKEY_EXISTS: 409,
+  /** the user holds FACE_LOGIN.maxPasskeys passkeys */
+  PASSKEY_LIMIT: 409,
+  /** real-name verification: the provider says the name and the ID number do not belong together */
+  REAL_NAME_MISMATCH: 400,
+  /** real-name verification: the ID number is verified on another account */
+  REAL_NAME_ID_TAKEN: 409,
+  /** real-name verification: REAL_NAME.perDay checks used in the last 24 hours */
+  REAL_NAME_DAILY_LIMIT: 429,
+  /** real-name verification: no provider configured, or the provider could not answer (its reason) */
+  REAL_NAME_UNAVAILABLE: 503,
+  /** the project's scene or configFiveFunction switches the function off (project-features.ts); names the function */
+  PROJECT_FEATURE_OFF: 403,
+  /** the project environment has no e-consent system configured (issue 15 item 7) */
+  EC_NOT_CONFIGURED: 409,
+  /** the e-consent configuration is switched off */
+  EC_DISABLED: 409,
+  /** the e-consent system could not be reached or answered something unreadable (its reason) */
+  EC_PROVIDER_UNAVAILABLE: 502,
+  /** a participant id the e-consent system does not list for the caller's sites (another site's, project's, or none) */
+  EC_PARTICIPANT_NOT_FOUND: 404,
+  /** a participant already added as a subject (names the subject) */
+  EC_ALREADY_ADDED: 409,
+  /** a participant that cannot be added: not consented, withdrawn, or at a site the project does not have */
+  EC_NOT_ADDABLE: 409,
+  /** the development e-consent provider is refused in production */
+  EC_DEV_PROVIDER_PRODUCTION: 400,
+  /** shared forms (issue 15 item 6): no link has this code (or it is malformed) */
+  SHARE_NOT_FOUND: 404,
+  /** the link was used already: a link is submitted once */
+  SHARE_USED: 410,
+  /** the link's validity ended before it was used */
+  SHARE_EXPIRED: 410,
+  /** staff withdrew the link */
+  SHARE_REVOKED: 410,
+  /** the form behind the link was completed or certified at the site since the link was made */
+  SHARE_FORM_CLOSED: 409,
+  /** the project's data-collection settings (or the form: file items) do not allow sharing this form; names why */
+  SHARE_NOT_ALLOWED: 409,
+  /** a live link to the same form already exists (names it): revoke it first */
+  SHARE_ACTIVE_EXISTS: 409,
+  /** only an active link can be revoked or copied; names its state */
+  SHARE_NOT_ACTIVE: 409,
+  /** the form holds no participant answers waiting for review */
+  SHARE_NO_PENDING_REVIEW: 409,
+  /** the form holds a participant's answers not reviewed yet: accept or correct them first */
+  FORM_PENDING_REVIEW: 409,
   INTERNAL: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema, intSchema, pageRequest, pageResult } from './common.schema';
 import { LIMITS } from './constants';
+import { CONFIG_FIVE_FUNCTION_PATTERN } from './project-features';
 
 export const projectPageRequest = pageRequest.extend({ keyword: z.string().max(100).optional() });
 
@@ -37,6 +38,8 @@ export const projectListRequest = projectPageRequest.extend({
   sortOrder: z.enum(['asc', 'desc']).default('asc'),
 });
 
+const fiveFunction = z.string().regex(CONFIG_FIVE_FUNCTION_PATTERN, { message: 'validation.configFiveFunction' });
+
 /** Fields a data manager sets on a project (spec §3, §5: number ≤ 20, full name ≤ 100). */
 export const projectInput = z.object({
   no: z.string().min(1).max(LIMITS.projectNoMax),
@@ -44,7 +47,8 @@ export const projectInput = z.object({
   scene: intSchema().refine((n) => n === 1 || n === 2, { message: 'validation.scene' }),
   fileConfirmConfig: intSchema(0, 1).default(0),
   autoPrefillDisabled: boolish.default(false),
-  configFiveFunction: z.string().max(50).default(''),
+  /** five characters 0/1, one per optional function (project-features.ts FIVE_FUNCTIONS); '' = all on */
+  configFiveFunction: fiveFunction.default(''),
 });
 export type ProjectInput = z.infer<typeof projectInput>;
 
@@ -57,7 +61,7 @@ export const projectUpdate = z.object({
   scene: projectInput.shape.scene.optional(),
   fileConfirmConfig: intSchema(0, 1).optional(),
   autoPrefillDisabled: boolish.optional(),
-  configFiveFunction: z.string().max(50).optional(),
+  configFiveFunction: fiveFunction.optional(),
 });
 export type ProjectUpdate = z.infer<typeof projectUpdate>;
 
@@ -96,6 +100,12 @@ export const projectCopyRequest = z.object({
 });
 
 export const idRequest = z.object({ id: idSchema });
+
+/**
+ * POST /pro/info/resetUuid: gives the open project a new uuidNo (the id of its entry link, spec §2 guard: a /project
+ * path with ?uuid= enters the project); links with the old one stop working. `version` as for an update.
+ */
+export const projectResetUuidRequest = z.object({ id: idSchema, version: idSchema });
 
 // ── organisations and departments ──
 export const orgInput = z.object({

@@ -140,6 +140,70 @@ export function parseSms(env: NodeJS.ProcessEnv): SmsSettings {
   };
 }
 
+/**
+ * The WebAuthn relying party of face login (issue 15 item 2; parseWebAuthn; docs/decisions.md "Face login"):
+ * `fixed` = one RP ID and the page origins allowed to use it; `host` = both taken from each request's Host (and
+ * protocol) — only when WEBAUTHN_FROM_HOST says so; `off` = face login answers PASSKEY_NOT_CONFIGURED.
+ */
+export type WebAuthnSettings =
+  | { mode: 'fixed'; rpName: string; rpId: string; origins: string[] }
+  | { mode: 'host'; rpName: string }
+  | { mode: 'off'; rpName: string };
+
+const IP_LIKE = /^(\d{1,3}(\.\d{1,3}){3}|\[?[0-9a-f:]+\]?)$/i;
+const DOMAIN = /^(localhost|([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9])$/;
+
+/**
+ * WEBAUTHN_RP_ID (a domain, never an IP address: browsers refuse those) with WEBAUTHN_ORIGINS (comma list of
+ * https://host[:port] whose host is the RP ID or below it; http only for localhost; default https://<RP ID>);
+ * else the host and origin of PUBLIC_URL; else, outside production, localhost with http://localhost:<PORT> and the
+ * Vite dev server http://localhost:5173; in production without any of these, off. WEBAUTHN_FROM_HOST=1 derives
+ * both from each request instead (behind a proxy that sets Host). WEBAUTHN_RP_NAME: the name authenticators show.
+ */
+export function parseWebAuthn(env: NodeJS.ProcessEnv, port: number, production: boolean): WebAuthnSettings {
+  const rpName = (env.WEBAUTHN_RP_NAME ?? '').trim() || 'eSource';
+  const fromHost = (env.WEBAUTHN_FROM_HOST ?? '').trim().toLowerCase();
+  if (fromHost === '1' || fromHost === 'true') return { mode: 'host', rpName };
+  const checkRpId = (id: string, what: string) => {
+    if (IP_LIKE.test(id) || !DOMAIN.test(id)) throw new Error(`${what}: '${id}' is not a domain name (browsers refuse IP addresses as a WebAuthn RP ID)`);
+    return id;
+  };
+  const checkOrigin = (rpId: string, o: string): string => {
+    let u: URL;
+    try {
+      u = new URL(o);
+    } catch {
+      throw new Error(`WEBAUTHN_ORIGINS: '${o}' is not a URL`);
+    }
+    if (u.origin !== o.replace(/\/$/, '')) throw new Error(`WEBAUTHN_ORIGINS: '${o}' must be an origin only (scheme, host, port)`);
+    const secure = u.protocol === 'https:' || (u.protocol === 'http:' && u.hostname === 'localhost');
+    if (!secure) throw new Error(`WEBAUTHN_ORIGINS: '${o}' must use https (http only for localhost)`);
+    if (u.hostname !== rpId && !u.hostname.endsWith(`.${rpId}`)) throw new Error(`WEBAUTHN_ORIGINS: '${o}' is not on the RP ID ${rpId} or below it`);
+    return u.origin;
+  };
+  const rpIdEnv = (env.WEBAUTHN_RP_ID ?? '').trim().toLowerCase();
+  if (rpIdEnv) {
+    const rpId = checkRpId(rpIdEnv, 'WEBAUTHN_RP_ID');
+    const list = (env.WEBAUTHN_ORIGINS ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    return { mode: 'fixed', rpName, rpId, origins: (list.length ? list : [`https://${rpId}`]).map((o) => checkOrigin(rpId, o)) };
+  }
+  const publicUrl = (env.PUBLIC_URL ?? '').trim();
+  if (publicUrl) {
+    const u = new URL(publicUrl);
+    if (!IP_LIKE.test(u.hostname) && DOMAIN.test(u.hostname)) return { mode: 'fixed', rpName, rpId: u.hostname, origins: [u.origin] };
+  }
+  if (production) return { mode: 'off', rpName };
+  return { mode: 'fixed', rpName, rpId: 'localhost', origins: [`http://localhost:${port}`, 'http://localhost:5173'] };
+}
+
+/** REAL_NAME_PROVIDER: development (default outside production) or none (default in production). */
+export function parseRealNameProvider(env: NodeJS.ProcessEnv, production: boolean): 'development' | 'none' {
+  const v = (env.REAL_NAME_PROVIDER ?? '').trim().toLowerCase();
+  if (v === '') return production ? 'none' : 'development';
+  if (v === 'development' || v === 'none') return v;
+  throw new Error(`REAL_NAME_PROVIDER must be development or none, got ${env.REAL_NAME_PROVIDER}`);
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -173,6 +237,10 @@ export interface Config {
   fileStore: { kind: 'local' } | S3Settings;
   /** how text messages (verification codes) go out (SMS_PROVIDER, parseSms) */
   sms: SmsSettings;
+  /** face login's WebAuthn relying party (WEBAUTHN_*, PUBLIC_URL; parseWebAuthn) */
+  webauthn: WebAuthnSettings;
+  /** who checks name + ID number for real-name verification (REAL_NAME_PROVIDER; parseRealNameProvider) */
+  realNameProvider: 'development' | 'none';
   sessionIdleMinutes: number;
   loginMaxFailures: number;
   loginLockMinutes: number;
@@ -225,6 +293,8 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     pgliteTemplate: process.env.PGLITE_TEMPLATE || undefined,
     fileStore: parseFileStore(process.env),
     sms: parseSms(process.env),
+    webauthn: parseWebAuthn(process.env, int('PORT', 8080), process.env.NODE_ENV === 'production'),
+    realNameProvider: parseRealNameProvider(process.env, process.env.NODE_ENV === 'production'),
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
     loginLockMinutes: int('LOGIN_LOCK_MINUTES', 15),

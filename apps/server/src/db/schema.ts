@@ -189,6 +189,7 @@ export const projects = pgTable(
     fileConfirmConfig: integer('file_confirm_config').notNull().default(0),
     autoPrefillDisabled: boolean('auto_prefill_disabled').notNull().default(false),
     uuidNo: uuid('uuid_no').notNull().defaultRandom(),
+    /** five characters 0/1, one per optional function ('' = all on): packages/shared project-features.ts */
     configFiveFunction: varchar('config_five_function', { length: 50 }).notNull().default(''),
     /** 1 remote monitoring, 2 E2E */
     scene: integer('scene').notNull().default(1),
@@ -206,6 +207,7 @@ export const projects = pgTable(
     uniqueIndex('projects_uuid').on(t.uuidNo),
     check('projects_scene', sql`${t.scene} in (1, 2)`),
     check('projects_status', sql`${t.status} between 0 and 3`),
+    check('projects_config_five_function', sql`${t.configFiveFunction} ~ '^[01]{0,5}$'`),
   ],
 );
 
@@ -624,6 +626,8 @@ export const crfInstances = pgTable(
     missingItems: varchar('missing_items', { length: 40 }).array(),
     missingCount: integer('missing_count'),
     missingRev: integer('missing_rev'),
+    /** a participant's answers (a shared form, migration 0042) wait for the site's review: the link that wrote them */
+    pendingShareId: integer('pending_share_id').references((): AnyPgColumn => ddcShareLinks.id),
   },
   (t) => [
     uniqueIndex('crf_instances_key').on(t.subjectId, t.visitId, t.unscheduledId, t.formId, t.repeatNo),
@@ -631,6 +635,7 @@ export const crfInstances = pgTable(
     index('crf_instances_missing').on(t.subjectId).where(sql`missing_count > 0 and deleted_at is null`),
     index('crf_instances_missing_updated').on(t.updatedAt).where(sql`missing_count > 0 and deleted_at is null`),
     index('crf_instances_missing_rev').on(t.formId, t.missingRev).where(sql`deleted_at is null`),
+    index('crf_instances_pending_share').on(t.subjectId).where(sql`pending_share_id is not null`),
   ],
 );
 
@@ -1982,3 +1987,238 @@ export const systemSettings = pgTable('system_settings', {
   updatedBy: integer('updated_by').references(() => users.id),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * The e-consent system a project environment lists its consented participants from (issue 15 item 7, migration 0043):
+ * 'dev' the deterministic development provider, 'http' the documented HTTP adapter (secret encrypted, never returned).
+ */
+export const ecConfigs = pgTable(
+  'ec_configs',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    kind: varchar('kind', { length: 10 }).$type<'dev' | 'http'>().notNull(),
+    name: varchar('name', { length: 100 }).notNull(),
+    baseUrl: varchar('base_url', { length: 500 }),
+    studyCode: varchar('study_code', { length: 100 }),
+    secretEnc: text('secret_enc'),
+    timeoutMs: integer('timeout_ms').notNull().default(15_000),
+    enabled: boolean('enabled').notNull().default(true),
+    version: integer('version').notNull().default(1),
+    updatedBy: integer('updated_by').references(() => users.id),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('ec_configs_project_env').on(t.projectId, t.env), check('ec_configs_kind', sql`${t.kind} in ('dev', 'http')`)],
+);
+
+/** A participant of the e-consent system added as a subject: once per project × env; its consent date and version. */
+export const ecSubjectLinks = pgTable(
+  'ec_subject_links',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    participantId: varchar('participant_id', { length: 64 }).notNull(),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    screeningNo: varchar('screening_no', { length: 40 }).notNull(),
+    siteCode: varchar('site_code', { length: 20 }).notNull(),
+    consentDate: date('consent_date', { mode: 'string' }).notNull(),
+    consentVersion: varchar('consent_version', { length: 50 }),
+    providerKind: varchar('provider_kind', { length: 10 }).notNull(),
+    createdBy: integer('created_by').references(() => users.id),
+    createdAt: created(),
+  },
+  (t) => [uniqueIndex('ec_subject_links_participant').on(t.projectId, t.env, t.participantId), uniqueIndex('ec_subject_links_subject').on(t.subjectId)],
+);
+
+/**
+ * A shared-form link (issue 15 item 6, migration 0042): one form of one subject's visit, filled once by the participant
+ * without an account before `expiresAt`. The code is never stored: its SHA-256 (lookup) and a copy encrypted with the
+ * server's secret key (for its creator to copy again). `status` 'expired' is written lazily; `review` follows the
+ * participant's submit (pending until a site user accepts or corrects the form).
+ */
+export const ddcShareLinks = pgTable(
+  'ddc_share_links',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    subjectId: integer('subject_id')
+      .notNull()
+      .references(() => subjects.id),
+    visitId: integer('visit_id')
+      .notNull()
+      .references(() => visits.id),
+    unscheduledId: integer('unscheduled_id').notNull().default(0),
+    formId: integer('form_id')
+      .notNull()
+      .references(() => forms.id),
+    repeatNo: integer('repeat_no').notNull().default(1),
+    codeHash: varchar('code_hash', { length: 64 }).notNull(),
+    codeEnc: varchar('code_enc', { length: 200 }).notNull(),
+    note: varchar('note', { length: 200 }),
+    status: varchar('status', { length: 10 }).$type<'active' | 'used' | 'expired' | 'revoked'>().notNull().default('active'),
+    expiresAt: ts('expires_at').notNull(),
+    createdBy: integer('created_by')
+      .notNull()
+      .references(() => users.id),
+    createdAt: created(),
+    openCount: integer('open_count').notNull().default(0),
+    lastOpenedAt: ts('last_opened_at'),
+    usedAt: ts('used_at'),
+    instanceId: integer('instance_id').references((): AnyPgColumn => crfInstances.id),
+    revokedBy: integer('revoked_by').references(() => users.id),
+    revokedAt: ts('revoked_at'),
+    revokeReason: varchar('revoke_reason', { length: 500 }),
+    review: varchar('review', { length: 10 }).$type<'pending' | 'accepted' | 'corrected'>(),
+    reviewedBy: integer('reviewed_by').references(() => users.id),
+    reviewedAt: ts('reviewed_at'),
+  },
+  (t) => [
+    uniqueIndex('ddc_share_links_code').on(t.codeHash),
+    uniqueIndex('ddc_share_links_live')
+      .on(t.subjectId, t.visitId, t.unscheduledId, t.formId, t.repeatNo)
+      .where(sql`status = 'active'`),
+    index('ddc_share_links_project').on(t.projectId, t.env, t.createdAt),
+    index('ddc_share_links_subject').on(t.subjectId),
+    check('ddc_share_links_status', sql`${t.status} in ('active', 'used', 'expired', 'revoked')`),
+    check('ddc_share_links_review', sql`${t.review} is null or ${t.review} in ('pending', 'accepted', 'corrected')`),
+  ],
+);
+
+/**
+ * /project/microCrfConfig ('crf': what the shared form shows) and /project/microDCConfig ('dc': which forms may be
+ * shared and for how long), per project and environment (migration 0042); `settings` as packages/shared validates it.
+ */
+export const microConfigs = pgTable(
+  'micro_configs',
+  {
+    id: serial('id').primaryKey(),
+    env: envCol(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id),
+    kind: varchar('kind', { length: 3 }).$type<'crf' | 'dc'>().notNull(),
+    settings: jsonb('settings').notNull(),
+    version: integer('version').notNull().default(1),
+    updatedBy: integer('updated_by').references(() => users.id),
+    updatedAt: updated(),
+  },
+  (t) => [uniqueIndex('micro_configs_key').on(t.projectId, t.env, t.kind), check('micro_configs_kind', sql`${t.kind} in ('crf', 'dc')`)],
+);
+
+/**
+ * Face login (issue 15 item 2; migration 0041): WebAuthn passkeys of platform authenticators (Face ID, Windows Hello,
+ * Android face unlock). The public key (COSE, base64url) and the signature counter; `user_handle` is the random
+ * WebAuthn user id the authenticator keeps (never the database id), shared by a user's passkeys.
+ */
+export const webauthnCredentials = pgTable(
+  'webauthn_credentials',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** base64url credential id as the authenticator gave it */
+    credentialId: varchar('credential_id', { length: 1364 }).notNull(),
+    userHandle: varchar('user_handle', { length: 64 }).notNull(),
+    /** COSE public key, base64url */
+    publicKey: text('public_key').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: text('transports').array().notNull().default(sql`'{}'::text[]`),
+    deviceType: varchar('device_type', { length: 20 }).$type<'singleDevice' | 'multiDevice'>().notNull(),
+    backedUp: boolean('backed_up').notNull().default(false),
+    aaguid: varchar('aaguid', { length: 36 }),
+    deviceName: varchar('device_name', { length: 50 }).notNull(),
+    createdAt: created(),
+    lastUsedAt: ts('last_used_at'),
+    lastUsedIp: varchar('last_used_ip', { length: 64 }),
+  },
+  (t) => [uniqueIndex('webauthn_credentials_credential').on(t.credentialId), index('webauthn_credentials_user').on(t.userId)],
+);
+
+/**
+ * WebAuthn challenges (migration 0041): random, kept server-side (several processes share them), good for
+ * FACE_LOGIN.challengeSeconds and used once (`used_at` is set by the one statement that takes it). A registration
+ * challenge belongs to the enrolling user; a login challenge may be bound to the account typed on the login page.
+ */
+export const webauthnChallenges = pgTable(
+  'webauthn_challenges',
+  {
+    id: uuid('id').primaryKey(),
+    purpose: varchar('purpose', { length: 10 }).$type<'login' | 'register'>().notNull(),
+    challenge: varchar('challenge', { length: 100 }).notNull(),
+    userId: integer('user_id').references(() => users.id),
+    /** register: the WebAuthn user id (base64url) the options gave the authenticator */
+    userHandle: varchar('user_handle', { length: 64 }),
+    /** login: the account named on the login page, lower case */
+    accountKey: varchar('account_key', { length: 100 }),
+    rpId: varchar('rp_id', { length: 253 }).notNull(),
+    /** the origins the answer may come from (the configured ones, or the request's own) */
+    origins: text('origins').array().notNull(),
+    ip: varchar('ip', { length: 64 }),
+    expiresAt: ts('expires_at').notNull(),
+    usedAt: ts('used_at'),
+    createdAt: created(),
+  },
+  (t) => [
+    index('webauthn_challenges_expires').on(t.expiresAt),
+    check('webauthn_challenges_purpose', sql`${t.purpose} in ('login', 'register')`),
+    check('webauthn_challenges_register_user', sql`${t.purpose} <> 'register' or ${t.userId} is not null`),
+  ],
+);
+
+/**
+ * The result of a user's real-name verification (issue 15 item 2; migration 0041), one row per user: the verified
+ * name, the ID number masked and as HMAC-SHA256 under a server key (never in clear), the provider and when.
+ * `id_hmac` is unique: one ID number is verified on one account.
+ */
+export const userRealNames = pgTable(
+  'user_real_names',
+  {
+    userId: integer('user_id')
+      .primaryKey()
+      .references(() => users.id),
+    name: varchar('name', { length: 50 }).notNull(),
+    idHmac: varchar('id_hmac', { length: 64 }).notNull(),
+    idMasked: varchar('id_masked', { length: 18 }).notNull(),
+    provider: varchar('provider', { length: 20 }).notNull(),
+    /** the provider's reference for the check, when it gives one */
+    providerRef: varchar('provider_ref', { length: 100 }),
+    verifiedAt: ts('verified_at').notNull(),
+  },
+  (t) => [uniqueIndex('user_real_names_id_hmac').on(t.idHmac)],
+);
+
+/** Every real-name check a user asked for (migration 0041): its outcome, for the daily limit and the record. */
+export const realNameChecks = pgTable(
+  'real_name_checks',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    provider: varchar('provider', { length: 20 }).notNull(),
+    idHmac: varchar('id_hmac', { length: 64 }).notNull(),
+    idMasked: varchar('id_masked', { length: 18 }).notNull(),
+    /** pending (asked, no answer yet), match, mismatch, taken, error */
+    outcome: varchar('outcome', { length: 10 }).notNull(),
+    reason: varchar('reason', { length: 200 }),
+    ip: varchar('ip', { length: 64 }),
+    createdAt: created(),
+  },
+  (t) => [index('real_name_checks_user_created').on(t.userId, t.createdAt)],
+);

@@ -31,6 +31,10 @@ export interface ProjectContext {
   no: string;
   name: string;
   status: number;
+  /** spec §3: 1 remote monitoring, 2 E2E; absent in contexts built outside a request (jobs) */
+  scene?: number;
+  /** spec §3: the five optional functions (project-features.ts); absent in contexts built outside a request */
+  configFiveFunction?: string;
   memberId: number;
   roleId: number;
   roleCode: string;

@@ -18,6 +18,8 @@ export function ApiBridge() {
       onForbidden: (err) => {
         // an initial password: the guard sends the user to the change screen (no "no permission" toast)
         if (err.errorCode === 'PASSWORD_CHANGE_REQUIRED') sessionStore.set({ passwordChangeRequired: true });
+        // a function the project switched off (scene, configFiveFunction): the server's message names it
+        else if (err.errorCode === 'PROJECT_FEATURE_OFF') notify.warn(err.message, 'feature-off');
         else notify.warn(t('errors:noPermission'), 'no-permission');
       },
       onUnauthorized: () => markSessionExpired(),

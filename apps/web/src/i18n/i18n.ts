@@ -67,9 +67,11 @@ export const NAMESPACES = [
   'edc',
   'edcLink',
   'feedback',
+  'ddc',
   'profile',
   'smsOutbox',
   'systemSettings',
+  'econsent',
 ] as const;
 
 export const DAYJS_LOCALE: Record<Language, string> = { zh_CN: 'zh-cn', en_US: 'en' };

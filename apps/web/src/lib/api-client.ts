@@ -29,6 +29,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** headers of this request only, over the session's (e.g. proSiteId of a site other than the current one) */
   headers?: Record<string, string | number>;
+  /**
+   * sends none of the session's headers (token, project…), only `headers`: a public page acting for someone without
+   * an account (the shared form), whoever else is logged in on this browser
+   */
+  anonymous?: boolean;
 }
 
 export interface ErrorDetail {
@@ -149,7 +154,7 @@ function report(err: ApiError, opts: RequestOptions): ApiError {
 /** Sends a request and resolves to the envelope's data (or a Blob with `raw`). */
 export async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
   const method = opts.method ?? 'POST';
-  const headers = buildHeaders();
+  const headers = opts.anonymous ? new Headers() : buildHeaders();
   for (const [k, v] of Object.entries(opts.headers ?? {})) headers.set(k, String(v));
   let url = `${API_PREFIX}${path.startsWith('/') ? path : `/${path}`}`;
   let body: BodyInit | undefined;

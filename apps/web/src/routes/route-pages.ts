@@ -33,7 +33,11 @@ export const ROUTE_PAGES: Readonly<Record<string, PageLoader>> = {
   person: () => import('../features/legal/pages/person-page'),
   changePassword: () => import('../features/password/pages/change-password-page'),
   notFound: () => import('../pages/not-found-page'),
-  microCrfConfig: () => import('../features/form-designer/pages/form-designer-page'),
+  // the form designer with a design version, the shared forms' display settings without (issue 15 item 6)
+  microCrfConfig: () => import('./micro-crf-config'),
+  microDCConfig: () => import('../features/ddc/pages/micro-dc-config-page'),
+  ddcShare: () => import('../features/ddc/pages/ddc-share-page'),
+  sharedForm: () => import('../features/ddc/pages/shared-form-page'),
   // layout, no project
   overview: () => import('../features/projects/pages/overview-page'),
   userInfo: () => import('../features/profile/pages/user-info-page'),

@@ -19,6 +19,9 @@ export async function findUserByAccount(db: DbOrTx, account: string) {
   return u ?? null;
 }
 
+/** A user row as the login reads it. */
+export type UserRow = typeof users.$inferSelect;
+
 export async function findUserById(db: DbOrTx, id: number) {
   const [u] = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return u ?? null;
@@ -92,6 +95,9 @@ export interface AccessRow {
     no: string;
     name: string;
     status: number;
+    /** spec §3 scene and configFiveFunction: what they switch off is cut from the permissions (project-features.ts) */
+    scene: number;
+    configFiveFunction: string;
     memberId: number;
     allSites: boolean;
     roleId: number;
@@ -121,7 +127,8 @@ export async function loadAccess(db: DbOrTx, tokenHash: string, envHeader: Env |
       from sessions s
       join users u on u.id = s.user_id
       left join lateral (
-        select p.id as p_id, p.no as p_no, p.name as p_name, p.status as p_status, pm.id as member_id,
+        select p.id as p_id, p.no as p_no, p.name as p_name, p.status as p_status, p.scene as p_scene,
+               p.config_five_function as p_five, pm.id as member_id,
                pm.all_sites, r.id as role_id, r.code as role_code, r.is_dm, r.env_dev, r.env_uat, r.env_pro,
                coalesce((select array_agg(rp.permission) from role_permissions rp where rp.role_id = r.id), '{}') as project_pms,
                coalesce((select array_agg(ms.site_id) from project_member_sites ms where ms.member_id = pm.id), '{}') as site_ids
@@ -158,6 +165,8 @@ export async function loadAccess(db: DbOrTx, tokenHash: string, envHeader: Env |
             no: String(row.p_no),
             name: String(row.p_name),
             status: Number(row.p_status),
+            scene: Number(row.p_scene),
+            configFiveFunction: typeof row.p_five === 'string' ? row.p_five : '',
             memberId: Number(row.member_id),
             allSites: Boolean(row.all_sites),
             roleId: Number(row.role_id),

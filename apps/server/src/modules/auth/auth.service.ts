@@ -15,7 +15,7 @@ import {
   type LoginType,
   type PmsInfoResponse,
 } from '@esource/shared';
-import type { Db } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { projectMembers, projects, sessions, users, type LoginWindow } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import type { AuthedContext } from '../../lib/context';
@@ -108,19 +108,38 @@ export class AuthService {
       throw new AppError('BAD_CREDENTIALS', { remaining: max - claim.failures });
     }
     await repo.clearUserFailures(this.db, user.id);
+    return this.admit(user, loginType, input.variant, meta, { account: input.account, method: 'password' });
+  }
+
+  /**
+   * What every login checks once the user has proved who they are (a password, a passkey — face login), and the
+   * session it then starts: the account is enabled, may use this login type on this login site, is inside its
+   * permission group's login windows; each refusal is audited as `login.failure` (a passkey's reasons start with
+   * "passkey"). The session, the user's cleared failure count, `login.success` and what `inTx` writes (a passkey's
+   * counter) are one transaction.
+   */
+  async admit(
+    user: repo.UserRow,
+    loginType: LoginType,
+    variantInput: LoginRequest['variant'],
+    meta: LoginMeta,
+    how: { account: string; method: 'password' | 'passkey'; inTx?: (tx: Tx) => Promise<void> },
+  ): Promise<LoginResponse> {
+    const now = new Date();
+    const why = (r: string) => (how.method === 'passkey' ? `passkey; ${r}` : r);
     if (user.status !== 1) {
-      await this.fail(meta, user, input.account, 'disabled');
+      await this.fail(meta, user, how.account, why('disabled'));
       throw new AppError('ACCOUNT_DISABLED');
     }
-    const variant = input.variant ?? (loginType === 3 ? 'site' : loginType === 4 ? 'ae' : 'main');
+    const variant = variantInput ?? (loginType === 3 ? 'site' : loginType === 4 ? 'ae' : 'main');
     if (!user.loginTypes.includes(loginType) || !LOGIN_VARIANTS[variant].loginTypes.includes(loginType)) {
-      await this.fail(meta, user, input.account, `login type ${loginType} on ${variant} not allowed`);
+      await this.fail(meta, user, how.account, why(`login type ${loginType} on ${variant} not allowed`));
       throw new AppError('LOGIN_TYPE_FORBIDDEN');
     }
     if (user.permissionGroupId) {
       const g = await repo.findPermissionGroup(this.db, user.permissionGroupId);
       if (g && g.status === 1 && !insideLoginWindows(g.loginWindows, g.timezone, now)) {
-        await this.fail(meta, user, input.account, `outside login windows of group ${g.name}`);
+        await this.fail(meta, user, how.account, why(`outside login windows of group ${g.name}`));
         throw new AppError('LOGIN_WINDOW_CLOSED');
       }
     }
@@ -129,6 +148,7 @@ export class AuthService {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + this.config.sessionIdleMinutes * 60000);
     await this.db.transaction(async (tx) => {
+      await how.inTx?.(tx);
       await tx.update(users).set({ failedLoginCount: 0, lockedUntil: null, lastLoginAt: now }).where(eq(users.id, user.id));
       await tx.insert(sessions).values({
         tokenHash: hashToken(token),
@@ -140,7 +160,12 @@ export class AuthService {
         expiresAt,
       });
       await recordAudit(tx, this.actor(meta, user, env), [
-        { action: 'login.success', entity: 'user', entityId: user.id, newValue: `loginType=${loginType}` },
+        {
+          action: 'login.success',
+          entity: 'user',
+          entityId: user.id,
+          newValue: how.method === 'passkey' ? `loginType=${loginType}; passkey` : `loginType=${loginType}`,
+        },
       ]);
     });
     const role = user.systemRoleId ? await repo.findRole(this.db, user.systemRoleId) : null;
@@ -160,6 +185,16 @@ export class AuthService {
         loginType,
       },
     };
+  }
+
+  /** A refused login attempt that is not a password's (a passkey's), audited like the password's refusals. */
+  async refuseLogin(meta: LoginMeta, user: { id: number; name: string } | null, account: string, reason: string): Promise<void> {
+    await this.fail(meta, user, account, reason);
+  }
+
+  /** Minutes until the user's lock ends, or null when the account is not locked. */
+  static lockedMinutes(user: { lockedUntil: Date | null }, now = new Date()): number | null {
+    return user.lockedUntil && user.lockedUntil.getTime() > now.getTime() ? AuthService.minutesUntil(user.lockedUntil, now) : null;
   }
 
   async logout(ctx: AuthedContext): Promise<void> {

@@ -5,7 +5,22 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { DEFAULT_ENV, ENVS, INT4_MAX, can, effectivePermissions, productPermissions, normalizeLanguage, type Env, type Language, type LoginType } from '@esource/shared';
+import {
+  DEFAULT_ENV,
+  ENVS,
+  INT4_MAX,
+  can,
+  effectivePermissions,
+  featureOffFor,
+  productPermissions,
+  projectFeaturePermissions,
+  normalizeLanguage,
+  type Env,
+  type Language,
+  type LoginType,
+  type Requirement,
+} from '@esource/shared';
+import { translator } from '../../lib/i18n';
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/errors';
 import { fieldError } from '../../lib/validate';
@@ -101,6 +116,8 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
       no: m.no,
       name: m.name,
       status: m.status,
+      scene: m.scene,
+      configFiveFunction: m.configFiveFunction,
       memberId: m.memberId,
       roleId: m.roleId,
       roleCode: m.roleCode,
@@ -117,12 +134,31 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
   if (guard.scope === 'site' && ctx.siteId === null) throw new AppError('SITE_REQUIRED');
 
   // the adverse-event product (login type 4) keeps only the safety review's permissions
-  ctx.pms = new Set(productPermissions(effectivePermissions([...a.systemPms, ...(m?.pms ?? [])], ctx.project?.status), ctx.loginType));
+  const held0 = productPermissions(effectivePermissions([...a.systemPms, ...(m?.pms ?? [])], ctx.project?.status), ctx.loginType);
+  // the project's scene and five functions cut what they switch off (project-features.ts), as a closed project does
+  ctx.pms = new Set(projectFeaturePermissions(held0, m));
   ctx.systemPms = new Set(productPermissions(a.systemPms, ctx.loginType));
   // A project role never opens a system-scope route: those are checked against the system role alone.
   const held = guard.scope === 'system' ? ctx.systemPms : ctx.pms;
-  if (guard.permission !== 'any' && !can(held, guard.permission)) throw new AppError('FORBIDDEN');
+  if (guard.permission !== 'any' && !can(held, guard.permission)) {
+    // refused only because the project switched the function off: say so, naming the function
+    if (m && guard.scope !== 'system' && can(held0, guard.permission)) {
+      const off = switchedOff(guard.permission, held0, m);
+      if (off) throw new AppError('PROJECT_FEATURE_OFF', { feature: translator(ctx.language)(`projectFeatures.${off}`) });
+    }
+    throw new AppError('FORBIDDEN');
+  }
   return ctx;
+}
+
+/** The function (scene or one of the five) whose switch took away what the requirement needs, if one did. */
+function switchedOff(req: Requirement, held: readonly string[], p: { scene: number; configFiveFunction: string }): string | null {
+  const needed = [...(req.allOf ?? []), ...(req.anyOf ?? [])].filter((x) => held.includes(x));
+  for (const x of needed) {
+    const off = featureOffFor(x, p);
+    if (off) return off;
+  }
+  return null;
 }
 
 function bearer(req: FastifyRequest): string | null {

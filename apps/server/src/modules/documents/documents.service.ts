@@ -19,7 +19,7 @@ import {
 } from '@esource/shared';
 import { inspectImage } from '@esource/redact';
 import type { Db, Tx } from '../../db/client';
-import { sourceFiles, subjects, users, visits } from '../../db/schema';
+import { projects, sourceFiles, subjects, users, visits } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import type { ProjectScopedContext } from '../../lib/context';
 import { translator } from '../../lib/i18n';
@@ -106,6 +106,9 @@ export class DocumentsService {
     }
     // refused before anything is stored, and again under the subject's lock in the transaction
     await this.checkSubject(this.db, s, files.length);
+    // the project's fileConfirmConfig: uploads wait at -3 (waiting import) for a site user's confirmation first
+    const [proj] = await this.db.select({ confirm: projects.fileConfirmConfig }).from(projects).where(eq(projects.id, ctx.project.id));
+    const initial = proj?.confirm === 1 ? S.waitingImport : S.autoDeidentifying;
     // by content hash, before the transaction (a read on this.db inside it would wait for the embedded database's one
     // connection); a refusal after this point leaves only unreferenced content, never half a file
     const keys: string[] = [];
@@ -128,7 +131,7 @@ export class DocumentsService {
             size: f.bytes.length,
             pages: f.pages,
             originalKey: keys[i]!,
-            status: S.autoDeidentifying,
+            status: initial,
             createdBy: ctx.user.id,
             updatedBy: ctx.user.id,
           })),
@@ -144,12 +147,12 @@ export class DocumentsService {
           projectId: ctx.project.id,
           siteId: s.siteId,
           subjectId: s.id,
-          newValue: { fileName: r.fileName, kind: r.kind, size: r.size, pages: r.pages, docType: r.docType, visitId: r.visitId, sha256: r.originalKey },
+          newValue: { fileName: r.fileName, kind: r.kind, size: r.size, pages: r.pages, docType: r.docType, visitId: r.visitId, sha256: r.originalKey, status: r.status },
         })),
       );
       return inserted;
     });
-    for (const r of rows) await this.job.enqueue(r, ctx.user.id, ctx.language, s.ptsNo);
+    if (initial === S.autoDeidentifying) for (const r of rows) await this.job.enqueue(r, ctx.user.id, ctx.language, s.ptsNo);
     return this.views(this.db, ctx.language, inArray(sourceFiles.id, rows.map((r) => r.id)));
   }
 
@@ -239,6 +242,43 @@ export class DocumentsService {
     const [s] = row.subjectId === null ? [] : await this.db.select({ ptsNo: subjects.ptsNo }).from(subjects).where(eq(subjects.id, row.subjectId));
     await this.job.enqueue(row, ctx.user.id, ctx.language, s?.ptsNo ?? null);
     return (await this.views(this.db, ctx.language, eq(sourceFiles.id, row.id)))[0]!;
+  }
+
+  // ── upload confirmation (fileConfirmConfig) ──
+  /** -3 → 0: the upload is confirmed (subject, visit, document type checked) and automatic de-identification starts. */
+  async confirm(ctx: ProjectScopedContext, input: { id: number; version: number }): Promise<SourceFileView> {
+    const row = await this.leaveWaitingImport(ctx, input, S.autoDeidentifying, null);
+    const [s] = row.subjectId === null ? [] : await this.db.select({ ptsNo: subjects.ptsNo }).from(subjects).where(eq(subjects.id, row.subjectId));
+    await this.job.enqueue(row, ctx.user.id, ctx.language, s?.ptsNo ?? null);
+    return (await this.views(this.db, ctx.language, eq(sourceFiles.id, row.id)))[0]!;
+  }
+
+  /** -3 → -99: the upload is discarded (wrong subject, wrong document …); the file is kept, with the reason. */
+  async discard(ctx: ProjectScopedContext, input: { id: number; version: number; reason: string }): Promise<SourceFileView> {
+    const row = await this.leaveWaitingImport(ctx, input, S.default, input.reason);
+    return (await this.views(this.db, ctx.language, eq(sourceFiles.id, row.id)))[0]!;
+  }
+
+  private async leaveWaitingImport(ctx: ProjectScopedContext, input: { id: number; version: number }, to: number, reason: string | null): Promise<FileRow> {
+    const t = translator(ctx.language);
+    return this.db.transaction(async (tx) => {
+      const f = await this.find(tx, ctx, input.id);
+      if (f.version !== input.version) throw await staleWrite(tx, f.updatedBy, f.updatedAt);
+      if (f.status !== S.waitingImport) throw new AppError('DOCUMENT_TRANSITION', { from: t(`documents.status.${f.status}`, { defaultValue: String(f.status) }), to: t(`documents.status.${to}`) });
+      const [after] = await tx
+        .update(sourceFiles)
+        .set({ status: to, reason, version: f.version + 1, updatedBy: ctx.user.id, updatedAt: new Date() })
+        .where(and(eq(sourceFiles.id, f.id), eq(sourceFiles.version, f.version)))
+        .returning();
+      if (!after) {
+        const [now] = await tx.select({ updatedBy: sourceFiles.updatedBy, updatedAt: sourceFiles.updatedAt }).from(sourceFiles).where(eq(sourceFiles.id, f.id));
+        throw await staleWrite(tx, now?.updatedBy, now?.updatedAt ?? f.updatedAt);
+      }
+      await recordAudit(tx, actorOf(ctx), [
+        { action: to === S.default ? 'document.discard' : 'document.confirm', entity: 'sourceFile', entityId: f.id, projectId: f.projectId, siteId: f.siteId, subjectId: f.subjectId, field: 'status', oldValue: f.status, newValue: to, reason },
+      ]);
+      return after;
+    });
   }
 
   // ── status workflow ──

@@ -19,17 +19,19 @@ import {
   type CrfInstanceView,
   type FormDefinition,
   type ItemValues,
+  type PendingReview,
   type ScheduleVisit,
   type SignatureMeaning,
 } from '@esource/shared';
 import type { z } from 'zod';
 import type { saveBatchRequest, unscheduledRequest } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
-import { crfInstances, crfValueHistory, crfValues, forms, subjects, subjectUnscheduledVisits, users, visitForms, visits } from '../../db/schema';
+import { crfInstances, crfValueHistory, crfValues, ddcShareLinks, forms, subjects, subjectUnscheduledVisits, users, visitForms, visits } from '../../db/schema';
 import { AppError, type FieldProblem } from '../../lib/errors';
 import { staleWrite } from '../../lib/stale';
 import type { ProjectScopedContext } from '../../lib/context';
-import { actorOf, recordAudit } from '../audit/audit.service';
+import { actorOf, recordAudit, type AuditActor } from '../audit/audit.service';
+import { endReview } from '../ddc/ddc-review';
 import { unnestRows } from '../../lib/sql';
 import { SubjectsService } from '../subjects/subjects.service';
 import { syncAutoQueries } from '../queries/auto-queries';
@@ -61,6 +63,12 @@ export interface SaveBatchOptions {
   sourceRefs?: ReadonlyMap<string, string>;
   /** variable → entry mode of that value when it is not the batch's (pre-fill: KBMS 4 for a value read from a document) */
   entryModes?: ReadonlyMap<string, number>;
+  /**
+   * A participant's submit through a shared link (modules/ddc, entry mode participant 7): there is no user — values,
+   * history and audit name no user id and the actor given, every value's source is 'share:<id>', each changed item
+   * carries `reason`, and the form then waits for the site's review (crf_instances.pending_share_id).
+   */
+  participant?: { shareId: number; actor: AuditActor; reason: string };
 }
 
 /** History cause of a value cleared because a display condition hid its item (the reason stays the user's). */
@@ -72,10 +80,20 @@ function viewFrom(
   inst: typeof crfInstances.$inferSelect | null,
   values: CrfInstanceView['values'],
   certifiedBy: string | null,
+  pendingReview: PendingReview | null = null,
 ): CrfInstanceView {
   return {
     instance: inst
-      ? { id: inst.id, status: inst.status, version: inst.version, repeatNo: inst.repeatNo, certifiedBy, certifiedAt: inst.certifiedAt?.toISOString() ?? null, updateTime: inst.updatedAt.toISOString() }
+      ? {
+          id: inst.id,
+          status: inst.status,
+          version: inst.version,
+          repeatNo: inst.repeatNo,
+          certifiedBy,
+          certifiedAt: inst.certifiedAt?.toISOString() ?? null,
+          updateTime: inst.updatedAt.toISOString(),
+          pendingReview,
+        }
       : null,
     values,
     formId: form.id,
@@ -103,8 +121,8 @@ export class EcrfService {
     this.subjects = new SubjectsService(db);
   }
 
-  /** The subject, the visit of its design version, and the form assigned to that visit (one statement). */
-  private async resolve(tx: Db | Tx, ctx: ProjectScopedContext, key: Key) {
+  /** The subject, the visit of its design version, and the form assigned to that visit (one statement; shared links check with it too). */
+  async resolve(tx: Db | Tx, ctx: ProjectScopedContext, key: Key) {
     const [r] = await tx
       .select({ subject: subjects, visit: visits, form: forms })
       .from(subjects)
@@ -164,7 +182,12 @@ export class EcrfService {
       for (const r of rows) values[r.v.variable] = itemView(r.v, r.name);
       if (inst.certifiedBy) certifiedBy = (await db.select({ n: users.name }).from(users).where(eq(users.id, inst.certifiedBy)))[0]?.n ?? null;
     }
-    return viewFrom(form, def, inst, values, certifiedBy);
+    let pending: PendingReview | null = null;
+    if (inst?.pendingShareId) {
+      const [l] = await db.select({ usedAt: ddcShareLinks.usedAt }).from(ddcShareLinks).where(eq(ddcShareLinks.id, inst.pendingShareId));
+      pending = { shareId: inst.pendingShareId, submittedAt: (l?.usedAt ?? inst.updatedAt).toISOString() };
+    }
+    return viewFrom(form, def, inst, values, certifiedBy, pending);
   }
 
   /**
@@ -176,6 +199,13 @@ export class EcrfService {
   async saveBatch(ctx: ProjectScopedContext, input: z.output<typeof saveBatchRequest>, opts: SaveBatchOptions = {}): Promise<CrfInstanceView> {
     const prefill = input.entryMode === ENTRY_MODE.gather || input.entryMode === ENTRY_MODE.inject || input.entryMode === ENTRY_MODE.kbms;
     const modeOf = (variable: string) => opts.entryModes?.get(variable) ?? input.entryMode;
+    // who writes: the user, or (a shared form) the participant, who has no account
+    const participant = opts.participant ?? null;
+    const writer = participant ? { id: null, name: null } : { id: ctx.user.id, name: ctx.user.name };
+    const actor = participant?.actor ?? actorOf(ctx);
+    const refOf = (variable: string) => opts.sourceRefs?.get(variable) ?? (participant ? `share:${participant.shareId}` : null);
+    // a site user's save of the whole form (not a draft, not pre-fill) is their review of a participant's answers
+    const reviews = !participant && !prefill && input.entryMode !== ENTRY_MODE.stash;
     const inTx = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => (opts.tx ? fn(opts.tx) : this.db.transaction(fn));
     return inTx(async (tx) => {
       const { subject, form, def } = await this.resolve(tx, ctx, input);
@@ -233,7 +263,7 @@ export class EcrfService {
           const key = issue.code === 'min' || issue.code === 'max' ? 'range' : issue.code;
           problems.push({ field: it.variable, message: t(`validation.value_${key}`, { ...issue.params, range: rangeText(issue.params) }) });
         }
-        incoming.set(it.variable, { value, reason: it.reason, quality: issue?.soft ? 'range' : null, ...(issue?.soft ? { params: { value: String(it.value), range: rangeText(issue.params) } } : {}) });
+        incoming.set(it.variable, { value, reason: it.reason ?? participant?.reason, quality: issue?.soft ? 'range' : null, ...(issue?.soft ? { params: { value: String(it.value), range: rangeText(issue.params) } } : {}) });
       }
       // the merged picture: what is stored, with this batch on top
       const merged: ItemValues = {};
@@ -274,6 +304,9 @@ export class EcrfService {
       const prevStatus = inst?.status ?? null;
       const prevMissing = inst?.missingItems ?? null;
       const missingCols = { missingItems: missing, missingCount: missing.length, missingRev: form.lockVersion };
+      // the participant's answers wait for the site's review; the site's own save of the form ends that review
+      const pendingBefore = inst?.pendingShareId ?? null;
+      const pendingCols = participant ? { pendingShareId: participant.shareId } : reviews && pendingBefore ? { pendingShareId: null } : {};
       if (!inst) {
         inst = (
           await tx
@@ -288,8 +321,9 @@ export class EcrfService {
             formId: input.formId,
             repeatNo: input.repeatNo,
             status,
-            updatedBy: ctx.user.id,
+            updatedBy: writer.id,
             ...missingCols,
+            ...pendingCols,
           })
           .returning()
         )[0] ?? null;
@@ -298,7 +332,7 @@ export class EcrfService {
         inst = (
           await tx
           .update(crfInstances)
-          .set({ status, version: inst.version + 1, updatedBy: ctx.user.id, updatedAt: now, ...missingCols })
+          .set({ status, version: inst.version + 1, updatedBy: writer.id, updatedAt: now, ...missingCols, ...pendingCols })
           .where(and(eq(crfInstances.id, inst.id), eq(crfInstances.version, inst.version)))
           .returning()
         )[0] ?? null;
@@ -315,7 +349,7 @@ export class EcrfService {
       for (const [k, v] of incoming) {
         const old = current.get(k);
         const quality = v.quality ?? null;
-        const ref = opts.sourceRefs?.get(k) ?? null;
+        const ref = refOf(k);
         if (old && same(old.value?.v, v.value) && old.entryMode === modeOf(k) && (old.quality ?? null) === quality && (old.sourceRef ?? null) === ref) continue;
         // an unchanged pre-filled value keeps where it came from when the form is saved again by hand
         if (old && same(old.value?.v, v.value) && old.sourceRef && !ref) continue;
@@ -323,7 +357,7 @@ export class EcrfService {
         const changed = !(old && same(old.value?.v, v.value));
         // a change pre-filled from a source record is the value's newest pre-fill (kept when edited by hand later)
         const filled = changed && ref?.startsWith('source:') ? ref : null;
-        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: modeOf(k), quality, sourceRef: ref, updatedBy: ctx.user.id, updatedAt: now, filledRef: filled });
+        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: modeOf(k), quality, sourceRef: ref, updatedBy: writer.id, updatedAt: now, filledRef: filled });
         if (!changed) continue;
         history.push({
           instanceId: inst!.id,
@@ -333,8 +367,8 @@ export class EcrfService {
           entryMode: modeOf(k),
           reason: v.reason ?? null,
           instanceVersion: inst!.version,
-          userId: ctx.user.id,
-          userName: ctx.user.name,
+          userId: writer.id,
+          userName: writer.name,
           quality,
           cause: v.cause ?? null,
           sourceRef: ref,
@@ -377,7 +411,7 @@ export class EcrfService {
       // missing items the report counts (subjects.report_counts, migration 0040)
       if (prevStatus !== status || !same(prevMissing, missing)) await this.subjects.refreshProgress(tx, [subject.id]);
       // verified values that changed lose their SDV mark (and the form its SDR mark): listed again for verification
-      await loseMarks(tx, actorOf(ctx), inst!, history.map((h) => h.variable));
+      await loseMarks(tx, actor, inst!, history.map((h) => h.variable));
       // automatic queries: raised for a value kept outside its soft range (not by a draft: work in progress), closed
       // once a save — a draft too — corrects it. An open one exists only while the stored value carries the warning,
       // so a save whose items carry none, before or after, has nothing to look up (the save is a hot path).
@@ -385,22 +419,25 @@ export class EcrfService {
       if (flagged.length) {
         await syncAutoQueries(
           tx,
-          actorOf(ctx),
+          actor,
           inst!,
           flagged.map(([variable, v]) => ({ variable, quality: v.quality ?? null, ...(v.params ? { params: v.params } : {}) })),
           { raise: input.entryMode !== ENTRY_MODE.stash },
         );
       }
-      await recordAudit(tx, actorOf(ctx), audits);
+      await recordAudit(tx, actor, audits);
+      // (a save that changes nothing accepts the answers as they are)
+      if (reviews && pendingBefore) await endReview(tx, actor, pendingBefore, history.length ? 'corrected' : 'accepted', inst!);
       // the saved state as this transaction wrote it: what was stored, with this batch's writes on top
       const values: CrfInstanceView['values'] = {};
       for (const [k, v] of current) values[k] = itemView(v, setBy.get(k) ?? null);
       for (const u of upserts)
         values[u.variable] = itemView(
           { value: u.value ?? null, entryMode: u.entryMode, sourceRef: u.sourceRef ?? null, quality: u.quality ?? null, updatedAt: now },
-          ctx.user.name,
+          writer.name,
         );
-      return viewFrom(form, def, inst, values, null);
+      const pending = inst!.pendingShareId ? { shareId: inst!.pendingShareId, submittedAt: participant ? now.toISOString() : inst!.updatedAt.toISOString() } : null;
+      return viewFrom(form, def, inst, values, null, pending);
     });
   }
 
@@ -442,6 +479,8 @@ export class EcrfService {
       const inst = await this.instanceById(tx, ctx, instanceId);
       if (inst.version !== version) throw await staleWrite(tx, inst.updatedBy, inst.updatedAt);
       if (on && inst.status !== CRF_STATUS.completed) throw new AppError('CONFLICT', { detail: translator(ctx.language)('errors.CERTIFY_NOT_COMPLETED') });
+      // a participant's answers are reviewed by the site before anyone signs for them
+      if (on && inst.pendingShareId) throw new AppError('FORM_PENDING_REVIEW', { id: inst.pendingShareId });
       if (!on && inst.status !== CRF_STATUS.certified) throw new AppError('CONFLICT', { detail: 'conflict.notCertified' });
       if (!on && !reason) throw new AppError('REASON_REQUIRED', { detail: 'conflict.toUncertify' }, [{ field: 'reason', message: 'validation.reasonRequired' }]);
       return (await this.setCertified(tx, ctx, [inst], on, reason, signature))[0]!;
@@ -471,6 +510,7 @@ export class EcrfService {
         if (!r) problems.push({ field, message: t('errors.NOT_FOUND', { entity: t('entities.form') }) });
         else if (r.i.version !== it.version) problems.push({ field, message: t('ecrf.changedSince', { time: r.i.updatedAt.toISOString().slice(0, 16).replace('T', ' ') }) });
         else if (on && r.i.status !== CRF_STATUS.completed) problems.push({ field, message: t('errors.CERTIFY_NOT_COMPLETED') });
+        else if (on && r.i.pendingShareId) problems.push({ field, message: t('errors.FORM_PENDING_REVIEW', { id: r.i.pendingShareId }) });
         else if (!on && r.i.status !== CRF_STATUS.certified) problems.push({ field, message: t('ecrf.notCertified') });
       }
       if (problems.length) {
@@ -584,7 +624,8 @@ export class EcrfService {
             nameEn: (l.definition as { nameEn?: string }).nameEn ?? null,
             cycle: Boolean((l.definition as { cycle?: boolean }).cycle),
             status,
-            instances: is.map((i) => ({ id: i.id, repeatNo: i.repeatNo, status: i.status, version: i.version })),
+            instances: is.map((i) => ({ id: i.id, repeatNo: i.repeatNo, status: i.status, version: i.version, pendingReview: i.pendingShareId !== null })),
+            pendingReview: is.some((i) => i.pendingShareId !== null),
           };
         });
       const done = fs.length > 0 && fs.every((f) => f.status >= CRF_STATUS.completed);

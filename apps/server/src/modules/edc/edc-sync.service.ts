@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { and, asc, eq, gte, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import { EDC_SYNC_STATUS, PROGRESS_STATUS, PROGRESS_TYPE, type EdcRunView, type Env, type Language } from '@esource/shared';
 import type { Db } from '../../db/client';
-import { crfInstances, crfValues, edcConfigs, edcLogs, edcSyncRecords, edcSyncRuns, progressItems, sites, subjectUnscheduledVisits, subjects } from '../../db/schema';
+import { crfInstances, crfValues, edcConfigs, edcLogs, edcSyncRecords, edcSyncRuns, progressItems, projects, sites, subjectUnscheduledVisits, subjects } from '../../db/schema';
 import type { ProjectScopedContext } from '../../lib/context';
 import { AppError } from '../../lib/errors';
 import { translator } from '../../lib/i18n';
@@ -420,7 +420,13 @@ export class EdcSyncService {
 
   /** Queues the scheduled syncs that are due (hourly / daily per configuration). */
   async tick(language: Language = 'zh_CN'): Promise<number> {
-    const due = await this.db.select().from(edcConfigs).where(and(eq(edcConfigs.enabled, true), isNotNull(edcConfigs.schedule)));
+    // only E2E projects (scene 2) sync to an EDC (project-features.ts)
+    const due = await this.db
+      .select({ c: edcConfigs })
+      .from(edcConfigs)
+      .innerJoin(projects, eq(projects.id, edcConfigs.projectId))
+      .where(and(eq(edcConfigs.enabled, true), isNotNull(edcConfigs.schedule), eq(projects.scene, 2), isNull(projects.deletedAt)))
+      .then((rows) => rows.map((r) => r.c));
     let queued = 0;
     for (const c of due) {
       const every = SCHEDULE_MS[c.schedule as keyof typeof SCHEDULE_MS];

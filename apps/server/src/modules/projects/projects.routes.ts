@@ -7,6 +7,7 @@ import {
   projectInput,
   projectListRequest,
   projectPage,
+  projectResetUuidRequest,
   projectStatusRequest,
   projectUpdate,
 } from '@esource/shared';
@@ -94,6 +95,16 @@ export function projectRoutes({ database, hooks }: AppDeps): RouteSpec[] {
         const { id, version, ...input } = body;
         return svc.update(ctx, id, version, input);
       },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/pro/info/resetUuid',
+      guard: { permission: { anyOf: ['project:info:update'] }, scope: 'project' },
+      summary: 'Give the open project a new uuidNo: its entry link (?uuid=) changes and old links stop working',
+      tags: ['projects'],
+      body: projectResetUuidRequest,
+      response: projectDetail,
+      handler: ({ ctx, body }) => svc.resetUuid(ctx, body.id, body.version),
     }),
     defineRoute({
       method: 'POST',

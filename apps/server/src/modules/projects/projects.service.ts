@@ -3,6 +3,7 @@
  * configuration, and soft delete while the project holds no subject data. Every change is audited with old and
  * new values in the same transaction.
  */
+import { randomUUID } from 'node:crypto';
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { ProjectDetail, ProjectInput, ProjectUpdate } from '@esource/shared';
 import { ENVS } from '@esource/shared';
@@ -114,6 +115,28 @@ export class ProjectsService {
         actorOf(ctx),
         diffEntries({ action: 'project.update', entity: 'project', entityId: id, projectId: id }, before, after, AUDITED),
       );
+      return toDetail(after, ctx.project.roleCode);
+    });
+  }
+
+  /**
+   * A new uuidNo: the project's entry link (/project…?uuid=, spec §2 guard; getProId) changes, and links handed out
+   * with the old one stop working. Version-checked like an update; audited with the old and new value.
+   */
+  async resetUuid(ctx: ProjectScopedContext, id: number, version: number): Promise<ProjectDetail> {
+    sameProject(ctx, id);
+    return this.db.transaction(async (tx) => {
+      const before = await this.findLive(tx, id);
+      if (before.version !== version) throw await this.stale(tx, id);
+      const [after] = await tx
+        .update(projects)
+        .set({ uuidNo: randomUUID(), version: before.version + 1, updatedAt: new Date() })
+        .where(and(eq(projects.id, id), eq(projects.version, version)))
+        .returning();
+      if (!after) throw await this.stale(tx, id);
+      await recordAudit(tx, actorOf(ctx), [
+        { action: 'project.uuid', entity: 'project', entityId: id, projectId: id, field: 'uuidNo', oldValue: before.uuidNo, newValue: after.uuidNo },
+      ]);
       return toDetail(after, ctx.project.roleCode);
     });
   }

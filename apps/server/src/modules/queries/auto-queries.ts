@@ -4,9 +4,9 @@
  * the queries' service.
  */
 import { and, eq, ne } from 'drizzle-orm';
-import { QUERY_STATUS } from '@esource/shared';
+import { QUERY_STATUS, projectFunctionOn } from '@esource/shared';
 import type { Tx } from '../../db/client';
-import { queries, queryMessages } from '../../db/schema';
+import { projects, queries, queryMessages } from '../../db/schema';
 import { recordAudit, type AuditActor, type AuditEntry } from '../audit/audit.service';
 
 const Q = QUERY_STATUS;
@@ -31,6 +31,12 @@ export async function syncAutoQueries(
   opts: { raise: boolean } = { raise: true },
 ): Promise<void> {
   if (items.length === 0) return;
+  // a project whose configFiveFunction switches queries off raises none (open ones are still closed when corrected)
+  let raise = opts.raise;
+  if (raise && items.some((it) => it.quality)) {
+    const [p] = await tx.select({ scene: projects.scene, configFiveFunction: projects.configFiveFunction }).from(projects).where(eq(projects.id, inst.projectId));
+    raise = !p || projectFunctionOn(p, 'queries');
+  }
   const open = await tx
     .select({ id: queries.id, variable: queries.variable, rule: queries.rule, version: queries.version })
     .from(queries)
@@ -38,7 +44,7 @@ export async function syncAutoQueries(
   const openKey = new Set(open.map((o) => `${o.variable}\u0000${o.rule}`));
   const audits: AuditEntry[] = [];
   for (const it of items) {
-    if (opts.raise && it.quality && !openKey.has(`${it.variable}\u0000${it.quality}`)) {
+    if (raise && it.quality && !openKey.has(`${it.variable}\u0000${it.quality}`)) {
       const [q] = await tx
         .insert(queries)
         .values({

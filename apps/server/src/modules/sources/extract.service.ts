@@ -14,6 +14,7 @@ import {
   PROGRESS_STATUS,
   PROGRESS_TYPE,
   TASK_STATUS,
+  projectFunctionOn,
   type addPtsTaskRequest,
   type ExtractStats,
   type FhirConnectionConfig,
@@ -392,6 +393,9 @@ export class ExtractService {
    */
   /** The safety candidates of the subjects whose records changed (issue 13 item 3); a failure never fails the task. */
   private async candidatesAfter(t: Task, seen: Set<number>): Promise<void> {
+    // none while the project's configFiveFunction switches the safety judgement off
+    const [p] = await this.db.select({ scene: projects.scene, configFiveFunction: projects.configFiveFunction }).from(projects).where(eq(projects.id, t.projectId));
+    if (p && !projectFunctionOn(p, 'safety')) return;
     const safety = new SafetyService(this.db);
     for (const id of seen) {
       await safety.generateForSubject(id).catch((err: unknown) => console.error(`[sources] safety candidates after task ${t.id}, subject ${id}:`, (err as Error).message));

@@ -9,7 +9,7 @@
  *
  * Stored form: 'v1:<iv b64>:<tag b64>:<ciphertext b64>'. Secrets are never returned to a browser, logged or audited.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/config';
@@ -67,6 +67,14 @@ function key(): Buffer {
     activeKey = processKey;
   }
   return activeKey;
+}
+
+/**
+ * A 32-byte key for another purpose (e.g. the real-name ID numbers' HMAC), derived from the active secret key with
+ * HKDF-SHA256, `purpose` as info: one secret to keep and back up, separate keys in use.
+ */
+export function derivedKey(purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key(), Buffer.alloc(0), `esource/${purpose}`, 32));
 }
 
 export function encryptSecret(plain: string): string {

@@ -50,6 +50,10 @@ describe('actions by status and permission (the shared transition table)', () =>
     expect(allowedActions(-2, has(crc))).toEqual(['redeid']);
     expect(allowedActions(2, has(crc))).toEqual(['withdraw']);
     expect(allowedActions(0, has(crc))).toEqual([]);
+    // an upload waiting for confirmation (the project's fileConfirmConfig): confirm or discard, with source:file:submit
+    expect(allowedActions(-3, has(crc))).toEqual(['confirm', 'discard']);
+    expect(allowedActions(-3, has(new Set<Permission>(['source:file:upload'])))).toEqual([]);
+    expect(allowedActions(-99, has(crc))).toEqual([]);
     // an ISF document's boxes: the ISF's upload permission
     expect(allowedActions(1, has(new Set<Permission>(['source:file:submit', 'isf:file:upload'])), true)).toEqual(['submit', 'edit', 'redeid']);
     expect(allowedActions(1, has(new Set<Permission>(['source:file:submit', 'source:file:upload'])), true)).toEqual(['submit']);

@@ -105,7 +105,7 @@ function clamp(v: number, lo: number, hi: number): number {
   return Math.min(Math.max(v, lo), Math.max(lo, hi));
 }
 
-export type FileAction = 'submit' | 'pass' | 'fail' | 'withdraw' | 'edit' | 'redeid';
+export type FileAction = 'submit' | 'pass' | 'fail' | 'withdraw' | 'edit' | 'redeid' | 'confirm' | 'discard';
 
 /**
  * The actions a status allows and the caller's permissions permit (the server enforces the same table). Editing the
@@ -120,6 +120,8 @@ export function allowedActions(status: number, has: (p: Permission) => boolean, 
   const upload = has(isf ? 'isf:file:upload' : 'source:file:upload');
   if (SOURCE_FILE_EDITABLE.includes(status) && upload) out.push('edit');
   if (SOURCE_FILE_REDEID_FROM.includes(status) && upload) out.push('redeid');
+  // an upload waiting for confirmation (the project's fileConfirmConfig): confirm it, or discard it with a reason
+  if (status === S.waitingImport && has('source:file:submit')) out.push('confirm', 'discard');
   return out;
 }
 

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ProjectDetail } from '@esource/shared';
 import { ApiError } from '../../lib/api-client';
-import { EMPTY_PROJECT, projectBody, projectFormValues, projectPatch, serverProblems } from './project-form';
+import {
+  EMPTY_PROJECT,
+  functionsOf,
+  functionsString,
+  projectBody,
+  projectFormValues,
+  projectPatch,
+  serverProblems,
+} from './project-form';
 
 const P: ProjectDetail = {
   id: 7,
@@ -43,6 +51,33 @@ describe('project dialog → API', () => {
     });
     expect(projectPatch(P, projectFormValues(P))).toBeNull();
     expect(projectPatch(P, { ...projectFormValues(P), no: ' ST-01 ' })).toBeNull();
+  });
+});
+
+describe('the five functions (configFiveFunction)', () => {
+  it("all on is '' (the default); each one off is its character 0", () => {
+    expect(functionsString(['queries', 'verification', 'safety', 'isf', 'casebook'])).toBe('');
+    expect(functionsString(['queries', 'safety', 'isf'])).toBe('10110');
+    expect(functionsOf('10110')).toEqual(['queries', 'safety', 'isf']);
+    expect(functionsOf('')).toHaveLength(5);
+  });
+
+  it('a project stored as 11111 or as a shorter string is unchanged when the dialog saves nothing', () => {
+    expect(
+      projectPatch(
+        { ...P, configFiveFunction: '11111' },
+        projectFormValues({ ...P, configFiveFunction: '11111' }),
+      ),
+    ).toBeNull();
+    const v = {
+      ...projectFormValues({ ...P, configFiveFunction: '1' }),
+      functions: ['queries', 'verification', 'safety', 'isf'] as const,
+    };
+    expect(projectPatch({ ...P, configFiveFunction: '1' }, { ...v, functions: [...v.functions] })).toEqual({
+      id: 7,
+      version: 3,
+      configFiveFunction: '11110',
+    });
   });
 });
 

@@ -1,4 +1,10 @@
-import type { ProjectDetail } from '@esource/shared';
+import {
+  FIVE_FUNCTION_KEYS,
+  fiveFunctionString,
+  fiveFunctionsOf,
+  type FiveFunction,
+  type ProjectDetail,
+} from '@esource/shared';
 import { ApiError } from '../../lib/api-client';
 
 /** What the create / edit dialog holds (switches are booleans; the API wants 0/1 for fileConfirmConfig). */
@@ -8,7 +14,8 @@ export interface ProjectFormValues {
   scene: 1 | 2;
   fileConfirmConfig: boolean;
   autoPrefillDisabled: boolean;
-  configFiveFunction: string;
+  /** the optional functions switched on (configFiveFunction, one character each) */
+  functions: FiveFunction[];
 }
 
 export interface ProjectBody {
@@ -28,8 +35,20 @@ export const EMPTY_PROJECT: ProjectFormValues = {
   scene: 1,
   fileConfirmConfig: false,
   autoPrefillDisabled: false,
-  configFiveFunction: '',
+  functions: [...FIVE_FUNCTION_KEYS],
 };
+
+/** The functions switched on → configFiveFunction ('' when all are: the default, as for a project made before). */
+export function functionsString(on: readonly FiveFunction[]): string {
+  if (FIVE_FUNCTION_KEYS.every((k) => on.includes(k))) return '';
+  return fiveFunctionString(Object.fromEntries(FIVE_FUNCTION_KEYS.map((k) => [k, on.includes(k)])));
+}
+
+/** configFiveFunction → the functions switched on. */
+export function functionsOf(config: string): FiveFunction[] {
+  const on = fiveFunctionsOf(config);
+  return FIVE_FUNCTION_KEYS.filter((k) => on[k]);
+}
 
 /** Dialog values → POST /pro/info/add body. */
 export function projectBody(v: ProjectFormValues): ProjectBody {
@@ -39,7 +58,7 @@ export function projectBody(v: ProjectFormValues): ProjectBody {
     scene: v.scene,
     fileConfirmConfig: v.fileConfirmConfig ? 1 : 0,
     autoPrefillDisabled: v.autoPrefillDisabled,
-    configFiveFunction: (v.configFiveFunction ?? '').trim(),
+    configFiveFunction: functionsString(v.functions ?? FIVE_FUNCTION_KEYS),
   };
 }
 
@@ -51,7 +70,7 @@ export function projectFormValues(p: ProjectDetail): ProjectFormValues {
     scene: p.scene === 2 ? 2 : 1,
     fileConfirmConfig: p.fileConfirmConfig === 1,
     autoPrefillDisabled: p.autoPrefillDisabled,
-    configFiveFunction: p.configFiveFunction,
+    functions: functionsOf(p.configFiveFunction),
   };
 }
 

@@ -11,3 +11,10 @@ export { useSessionTimers } from './use-session-timers';
 export { LanguageToggle } from './language-toggle';
 export { authApi, login, type EnvOption, type VersionInfo } from './api/auth-api';
 export { watchProjectVisits } from './project-visits';
+export {
+  ceremonyProblem,
+  FaceCeremonyError,
+  loginWithPasskey,
+  webauthnSupported,
+  type FaceCeremonyProblem,
+} from './face-login';

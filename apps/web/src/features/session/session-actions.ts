@@ -55,9 +55,14 @@ export function applyGuardActions(actions: GuardAction[], onUuidFailed: () => vo
         sessionStore.set({ pendingProjectUuid: a.uuid });
         authApi.projectIdByUuid(a.uuid, s.env).then(
           (id) => {
+            // the project already open (its label loaded): keep what is known of it, as entering by proId does
+            const cur = sessionStore.get().project;
             sessionStore.set({
               pendingProjectUuid: null,
-              project: { id, no: '', name: '', status: 1, uuid: a.uuid },
+              project:
+                cur && cur.id === id
+                  ? { ...cur, uuid: a.uuid }
+                  : { id, no: '', name: '', status: 1, uuid: a.uuid },
               moduleNo: 1,
               proSiteId: null,
             });

@@ -96,24 +96,26 @@ export const ROUTES: readonly AppRoute[] = [
     static: true,
     module: 0,
   },
+  // shared forms (issue 15 item 6): the links of the project, created by who may enter the forms' data
   {
     id: 'ddcShare',
     path: '/DDC/share',
-    placeholder: true,
     shell: false,
     sideBar: false,
-    static: true,
-    module: 0,
+    module: 1,
+    inProject: true,
+    anyOf: ['crf:result:save'],
   },
+  // the participant's form: no account (the code is the capability)
   {
     id: 'sharedForm',
     path: '/s/:code',
-    placeholder: true,
     shell: false,
     sideBar: false,
     static: true,
     module: 0,
   },
+  // with ?versionId the form designer; without, what shared forms show (docs/decisions.md "Shared forms")
   {
     id: 'microCrfConfig',
     path: '/project/microCrfConfig',
@@ -123,10 +125,10 @@ export const ROUTES: readonly AppRoute[] = [
     inProject: true,
     anyOf: ['crf:form:query'],
   },
+  // which forms may be shared and for how long
   {
     id: 'microDCConfig',
     path: '/project/microDCConfig',
-    placeholder: true,
     shell: false,
     sideBar: false,
     module: 1,

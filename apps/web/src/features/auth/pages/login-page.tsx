@@ -1,8 +1,21 @@
 import { useState, type SyntheticEvent } from 'react';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { LIMITS, LOGIN_VARIANTS, type LoginType, type LoginVariant } from '@esource/shared';
-import { login, sessionStore, LanguageToggle } from '../../session';
+import {
+  LIMITS,
+  LOGIN_VARIANTS,
+  type LoginResponse,
+  type LoginType,
+  type LoginVariant,
+} from '@esource/shared';
+import {
+  FaceCeremonyError,
+  login,
+  loginWithPasskey,
+  sessionStore,
+  LanguageToggle,
+  webauthnSupported,
+} from '../../session';
 import { productFor, ProductLogo } from '../../brand';
 import { AdminContact } from '../../system-settings';
 import { ApiError } from '../../../lib/api-client';
@@ -27,6 +40,17 @@ const LockIcon = () => (
     <path
       fill="currentColor"
       d="M17 9V7A5 5 0 0 0 7 7v2H5v13h14V9h-2zM9 7a3 3 0 0 1 6 0v2H9V7zm8 13H7v-9h10v9zm-5-2a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z"
+    />
+  </svg>
+);
+const FaceIcon = () => (
+  <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden>
+    <path
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.8"
+      strokeLinecap="round"
+      d="M4 8V6a2 2 0 0 1 2-2h2M16 4h2a2 2 0 0 1 2 2v2M20 16v2a2 2 0 0 1-2 2h-2M8 20H6a2 2 0 0 1-2-2v-2M9 9.5v1M15 9.5v1M12 9.5v3.5h-1M9.5 16c1.4 1 3.6 1 5 0"
     />
   </svg>
 );
@@ -59,6 +83,9 @@ export default function LoginPage() {
   const [touched, setTouched] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [faceBusy, setFaceBusy] = useState(false);
+  // face login (spec §7 getfaceAttest / faceLogin): offered when the browser has WebAuthn
+  const [canFace] = useState(webauthnSupported);
   const product = productFor(variant, loginType);
 
   const accountError = !account.trim()
@@ -68,6 +95,23 @@ export default function LoginPage() {
       : null;
   const passwordError = !password ? t('auth:passwordRequired') : null;
 
+  /** The session either login started (the server answers both alike). */
+  const enter = async (res: LoginResponse) => {
+    sessionStore.set({
+      token: res.token,
+      user: res.user,
+      loginType: res.user.loginType as LoginType,
+      variant,
+      env: res.user.projectType,
+      project: null,
+      moduleNo: 1,
+      expired: false,
+      passwordChangeDue: res.passwordChangeDue,
+      passwordChangeRequired: res.passwordChangeRequired,
+    });
+    await navigate(safeTarget(params.get('redirect')) ?? '/', { replace: true });
+  };
+
   const onSubmit = async (e: SyntheticEvent) => {
     e.preventDefault();
     setTouched(true);
@@ -75,24 +119,35 @@ export default function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      const res = await login({ account: account.trim(), password, loginType, variant });
-      sessionStore.set({
-        token: res.token,
-        user: res.user,
-        loginType: res.user.loginType as LoginType,
-        variant,
-        env: res.user.projectType,
-        project: null,
-        moduleNo: 1,
-        expired: false,
-        passwordChangeDue: res.passwordChangeDue,
-        passwordChangeRequired: res.passwordChangeRequired,
-      });
-      await navigate(safeTarget(params.get('redirect')) ?? '/', { replace: true });
+      await enter(await login({ account: account.trim(), password, loginType, variant }));
     } catch (err) {
       setError(err instanceof ApiError ? err.message : t('auth:loginFailed'));
     } finally {
       setBusy(false);
+    }
+  };
+
+  /** Face login: the account, when typed, must be the passkey's; the login type chosen above applies. */
+  const onFace = async () => {
+    if (busy || faceBusy) return;
+    if (account.trim().length > LIMITS.accountMax) {
+      setError(t('auth:accountTooLong', { max: LIMITS.accountMax }));
+      return;
+    }
+    setFaceBusy(true);
+    setError(null);
+    try {
+      await enter(await loginWithPasskey({ account: account.trim(), loginType, variant }));
+    } catch (err) {
+      setError(
+        err instanceof ApiError
+          ? err.message
+          : err instanceof FaceCeremonyError
+            ? t(`auth:face.${err.problem}`, { message: err.message })
+            : t('auth:loginFailed'),
+      );
+    } finally {
+      setFaceBusy(false);
     }
   };
 
@@ -188,10 +243,34 @@ export default function LoginPage() {
             </button>
           </div>
           <div className="login-field-error">{touched && passwordError ? passwordError : ''}</div>
-          <button type="submit" className="login-submit" disabled={busy} data-testid="login-submit">
+          <button
+            type="submit"
+            className="login-submit"
+            disabled={busy || faceBusy}
+            data-testid="login-submit"
+          >
             {busy ? <span className="esource-spinner login-busy" /> : null}
             {t('auth:submit')}
           </button>
+          {canFace ? (
+            <>
+              <div className="login-or" aria-hidden>
+                <span>{t('auth:face.or')}</span>
+              </div>
+              <button
+                type="button"
+                className="login-face"
+                disabled={busy || faceBusy}
+                onClick={() => void onFace()}
+                title={t('auth:face.hint')}
+                data-testid="login-face"
+              >
+                {faceBusy ? <span className="esource-spinner login-face-busy" /> : <FaceIcon />}
+                {faceBusy ? t('auth:face.busy') : t('auth:face.button')}
+              </button>
+              <div className="login-face-hint">{t('auth:face.hint')}</div>
+            </>
+          ) : null}
           <div className="login-links">
             {t('auth:consent')} <Link to={product.privacyPath}>{t('auth:privacyLink')}</Link> ·{' '}
             <Link to="/agreement">{t('auth:agreementLink')}</Link> ·{' '}

@@ -66,6 +66,10 @@ export const documentsApi = {
     api.post<SourceFileView>('/source/file/updateStatus', { id, version, status, ...(reason ? { reason } : {}) }),
   withdraw: (id: number, version: number) => api.post<SourceFileView>('/source/file/withdrawStatus', { id, version }),
   redeid: (id: number, version: number) => api.post<SourceFileView>('/source/file/redeid', { id, version }),
+  /** an upload waiting for confirmation (fileConfirmConfig) goes on to automatic de-identification */
+  confirm: (id: number, version: number) => api.post<SourceFileView>('/source/file/confirm', { id, version }),
+  discard: (id: number, version: number, reason: string) =>
+    api.post<SourceFileView>('/source/file/discard', { id, version, reason }),
 };
 
 export const docTypesQuery = (s: Scope) =>

@@ -7,8 +7,21 @@ import { afterDocumentChange, documentsApi } from '../api/documents-api';
 
 const REASON_MAX = 500;
 
-/** Audit failed: the reviewer says why (required, at most 500 characters); the file goes back to the site. */
-export function FailDialog({ file, onClose, onDone }: { file: Pick<SourceFileView, 'id' | 'version' | 'fileName'> | null; onClose: () => void; onDone?: () => void }) {
+/**
+ * Audit failed: the reviewer says why (required, at most 500 characters); the file goes back to the site. With
+ * mode 'discard': an upload waiting for confirmation is discarded with the reason (it is kept, never deleted).
+ */
+export function FailDialog({
+  file,
+  onClose,
+  onDone,
+  mode = 'fail',
+}: {
+  file: Pick<SourceFileView, 'id' | 'version' | 'fileName'> | null;
+  onClose: () => void;
+  onDone?: () => void;
+  mode?: 'fail' | 'discard';
+}) {
   const { t } = useTranslation('documents');
   const qc = useQueryClient();
   const [reason, setReason] = useState('');
@@ -22,12 +35,13 @@ export function FailDialog({ file, onClose, onDone }: { file: Pick<SourceFileVie
   const submit = async () => {
     if (!file) return;
     if (!reason.trim()) {
-      setError(t('fail.required'));
+      setError(t(`${mode}.required`));
       return;
     }
     setBusy(true);
     try {
-      await documentsApi.setStatus(file.id, file.version, SOURCE_FILE_STATUS.auditFailed, reason.trim());
+      if (mode === 'discard') await documentsApi.discard(file.id, file.version, reason.trim());
+      else await documentsApi.setStatus(file.id, file.version, SOURCE_FILE_STATUS.auditFailed, reason.trim());
       await afterDocumentChange(qc);
       onDone?.();
       close();
@@ -40,8 +54,8 @@ export function FailDialog({ file, onClose, onDone }: { file: Pick<SourceFileVie
   return (
     <Modal
       open={file !== null}
-      title={t('fail.title')}
-      okText={t('action.fail')}
+      title={t(`${mode}.title`)}
+      okText={t(`action.${mode}`)}
       okButtonProps={{ danger: true, 'data-testid': 'fail-ok' }}
       cancelText={t('cancel')}
       confirmLoading={busy}
@@ -49,7 +63,7 @@ export function FailDialog({ file, onClose, onDone }: { file: Pick<SourceFileVie
       onCancel={close}
       destroyOnHidden
     >
-      <Typography.Paragraph>{t('fail.intro', { name: file?.fileName ?? '' })}</Typography.Paragraph>
+      <Typography.Paragraph>{t(`${mode}.intro`, { name: file?.fileName ?? '' })}</Typography.Paragraph>
       <Input.TextArea
         value={reason}
         onChange={(e) => {
@@ -59,7 +73,7 @@ export function FailDialog({ file, onClose, onDone }: { file: Pick<SourceFileVie
         maxLength={REASON_MAX}
         showCount
         rows={4}
-        placeholder={t('fail.placeholder')}
+        placeholder={t(`${mode}.placeholder`)}
         data-testid="fail-reason"
       />
       {error ? <Alert type="error" showIcon title={error} style={{ marginTop: 8 }} data-testid="fail-error" /> : null}

@@ -47,6 +47,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
   const paging = usePaging();
   const { pageNumber, pageSize } = paging;
   const [failing, setFailing] = useState<SourceFileView | null>(null);
+  const [discarding, setDiscarding] = useState<SourceFileView | null>(null);
   const sites = useQuery(mySitesQuery(scope));
   const types = useQuery(docTypesQuery(scope));
   const all = { ...filters, ...fixed };
@@ -208,6 +209,24 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
                 </Button>
               </Popconfirm>
             ) : null}
+            {acts.includes('confirm') ? (
+              <Popconfirm
+                title={t('confirm.confirmUpload')}
+                description={<div style={{ maxWidth: 320 }}>{t('confirm.confirmUploadHint', { ptsNo: r.ptsNo ?? '' })}</div>}
+                onConfirm={() => void act(() => documentsApi.confirm(r.id, r.version), t('done.confirmed'))}
+                okText={t('ok')}
+                cancelText={t('cancel')}
+              >
+                <Button size="small" type="link" data-testid={`file-confirm-${r.id}`}>
+                  {t('action.confirm')}
+                </Button>
+              </Popconfirm>
+            ) : null}
+            {acts.includes('discard') ? (
+              <Button size="small" type="link" danger data-testid={`file-discard-${r.id}`} onClick={() => setDiscarding(r)}>
+                {t('action.discard')}
+              </Button>
+            ) : null}
             {acts.includes('withdraw') ? (
               <Button
                 size="small"
@@ -277,7 +296,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
             onChange={(v?: number) => filter({ status: v })}
             placeholder={t('filter.status')}
             style={{ width: 220 }}
-            options={[0, 1, 2, 3, -1, -2].map((s) => ({ value: s, label: t(`status.${s}`) }))}
+            options={[-3, 0, 1, 2, 3, -1, -2, -99].map((s) => ({ value: s, label: t(`status.${s}`) }))}
             data-testid="filter-status"
           />
         ) : null}
@@ -300,6 +319,7 @@ export function FileTable({ fixed = {}, from, extra }: Props) {
         data-testid="file-table"
       />
       <FailDialog file={failing} onClose={() => setFailing(null)} />
+      <FailDialog file={discarding} mode="discard" onClose={() => setDiscarding(null)} />
     </>
   );
 }

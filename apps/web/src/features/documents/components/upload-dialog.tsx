@@ -4,7 +4,7 @@ import type { UploadFile } from 'antd';
 import { InboxOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { LIMITS } from '@esource/shared';
+import { LIMITS, SOURCE_FILE_STATUS } from '@esource/shared';
 import { useSession } from '../../session';
 import { subjectPageQuery } from '../../subjects';
 import { afterDocumentChange, docTypesQuery, documentsApi } from '../api/documents-api';
@@ -66,7 +66,9 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
     setBusy(true);
     try {
       const r = await documentsApi.upload({ ptsId, docType, ...(visitId ? { visitId } : {}) }, picked);
-      void message.success(t('upload.done', { count: r.files.length }));
+      // the project may ask for each upload to be confirmed first (fileConfirmConfig: status -3)
+      const waiting = r.files.some((f) => f.status === SOURCE_FILE_STATUS.waitingImport);
+      void message.success(t(waiting ? 'upload.doneToConfirm' : 'upload.done', { count: r.files.length }));
       await afterDocumentChange(qc);
       reset();
       onClose();

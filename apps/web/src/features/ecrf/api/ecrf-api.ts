@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { FormDefinition, SignatureMeaning } from '@esource/shared';
+import type { FormDefinition, PendingReview, SignatureMeaning } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import type { SaveItem, StoredValues } from '../ecrf-logic';
 
@@ -20,6 +20,8 @@ export interface CrfView {
     certifiedBy: string | null;
     certifiedAt: string | null;
     updateTime: string;
+    /** a participant's answers (shared form) wait for the site's review */
+    pendingReview?: PendingReview | null;
   } | null;
   values: StoredValues;
   formId: number;

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Alert, App, Button, Drawer, Modal, Result, Skeleton, Space, Typography } from 'antd';
+import { Alert, App, Button, Drawer, Modal, Result, Skeleton, Space, Tag, Typography } from 'antd';
 import {
   CheckCircleOutlined,
   DeleteOutlined,
@@ -41,6 +41,7 @@ import {
 import { ItemHistory } from './item-history';
 import { FormQueries, ItemQueries, queriesKey } from '../../queries';
 import { ItemVerification, VerificationBar, verificationKey } from '../../verification';
+import { PendingReviewBar, ShareFormButton } from '../../ddc';
 import { ChangeReasonDialog } from './change-reason-dialog';
 import { SignatureDialog } from './signature-dialog';
 import { CrfStatusTag } from './status';
@@ -247,6 +248,12 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
           <Space wrap>
             {view.instance ? <FormQueries instanceId={view.instance.id} target={crfKey} formName={formTitle} /> : null}
             <PrefillButton crfKey={crfKey} open={prefillOpen} onToggle={() => setPrefillOpen((o) => !o)} />
+            {canSave && status < CRF_STATUS.completed ? (
+              // a participant fills a form the site has not completed (shared forms, issue 15 item 6)
+              <ShareFormButton
+                target={{ ...crfKey, label: `${formTitle} · ${context}` }}
+              />
+            ) : null}
             {view.cycle && canSave && view.instance && !certified ? (
               <Button
                 icon={<DeleteOutlined />}
@@ -332,6 +339,19 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
             />
           ) : !canSave ? (
             <Alert type="info" showIcon style={{ marginBottom: 12 }} title={t('viewOnly')} />
+          ) : null}
+          {view.instance?.pendingReview ? (
+            <PendingReviewBar
+              instanceId={view.instance.id}
+              version={view.instance.version}
+              pending={view.instance.pendingReview}
+              canAccept={canSave && !certified}
+              dirty={changed.length > 0}
+              onAccepted={async () => {
+                const r = await q.refetch();
+                if (r.data) await after(r.data);
+              }}
+            />
           ) : null}
           {stale ? (
             <Alert
@@ -427,6 +447,12 @@ export function CrfEntry({ crfKey, context, repeats = [], onClose, onChanged, on
                       {loaded.stored[f.variable] ? (
                         <>
                           <SourceLink variable={f.variable} stored={loaded.stored[f.variable]} />
+                          {loaded.stored[f.variable]?.entryMode === ENTRY_MODE.participant ? (
+                            // answered by the participant through a shared link (its source: share:<id>)
+                            <Tag color="orange" style={{ marginInlineEnd: 0 }} data-testid={`crf-participant-${f.variable}`}>
+                              {t('mode.7')}
+                            </Tag>
+                          ) : null}
                           <ItemHistory instanceId={view.instance.id} field={f} />
                           <ItemVerification
                             instanceId={view.instance.id}

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import type { FieldComponent } from '@esource/shared';
+import { ENTRY_MODE, type FieldComponent } from '@esource/shared';
 import { useSession } from '../../session';
 import { labelFor } from '../../crf-renderer';
 import { historyQuery, type HistoryRow } from '../api/ecrf-api';
@@ -35,7 +35,13 @@ function HistoryTable({ instanceId, field }: { instanceId: number; field: FieldC
           width: 140,
           render: (v: string) => dayjs(v).format('YYYY-MM-DD HH:mm:ss'),
         },
-        { title: t('history.who'), dataIndex: 'userName', width: 90, render: (v: string | null) => v ?? '—' },
+        {
+          title: t('history.who'),
+          dataIndex: 'userName',
+          width: 90,
+          // a participant (shared form, entry mode 7) has no account: the entry mode names them
+          render: (v: string | null, r) => v ?? (r.entryMode === ENTRY_MODE.participant ? t('mode.7') : '—'),
+        },
         {
           title: t('history.change'),
           key: 'change',

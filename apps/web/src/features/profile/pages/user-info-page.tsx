@@ -6,13 +6,16 @@ import { useUserInfo } from '../../session';
 import { AvatarCard } from '../components/avatar-card';
 import { PersonalInfoDialog } from '../components/personal-info-dialog';
 import { SecurityCard } from '../components/security-card';
+import { RealNameCard } from '../components/real-name-card';
+import { PasskeysCard } from '../components/passkeys-card';
 import '../profile.css';
 
 const ENV_COLOR: Record<string, string> = { DEV: 'default', UAT: 'orange', PRO: 'green' };
 
 /**
  * /user-info: personal settings (spec §1, §2). The avatar, name, e-mail and organisation; editing name and e-mail;
- * the phone change by a code to the new number; the password change (the user menu's dialog).
+ * the phone change by a code to the new number; the password change (the user menu's dialog); real-name verification;
+ * face login's passkeys (add, remove).
  */
 export default function UserInfoPage() {
   const { t } = useTranslation(['profile', 'auth']);
@@ -99,6 +102,8 @@ export default function UserInfoPage() {
               </Descriptions>
             </Card>
             <SecurityCard user={u} />
+            <RealNameCard userName={u.name} />
+            <PasskeysCard />
           </Space>
         </Col>
       </Row>

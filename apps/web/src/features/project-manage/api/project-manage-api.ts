@@ -56,4 +56,6 @@ export const projectManageApi = {
     api.post<ProjectDetail>('/pro/info/updateStatus', body, { silent: true }),
   remove: (body: { id: number; reason?: string }) =>
     api.post<null>('/project/info/delete', body, { silent: true }),
+  /** a new uuidNo: the entry link changes, old links stop working */
+  resetUuid: (body: { id: number; version: number }) => api.post<ProjectDetail>('/pro/info/resetUuid', body),
 };

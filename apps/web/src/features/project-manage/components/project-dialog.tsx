@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { Alert, Button, Form, Modal, Radio, Switch } from 'antd';
+import { Alert, Button, Checkbox, Form, Modal, Radio, Switch } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { LIMITS, type ProjectDetail } from '@esource/shared';
+import { FIVE_FUNCTION_KEYS, LIMITS, type ProjectDetail } from '@esource/shared';
 import { projectManageApi } from '../api/project-manage-api';
 import {
   EMPTY_PROJECT,
@@ -13,14 +13,7 @@ import {
 } from '../project-form';
 import { LimitedInput } from '../../../components/limited-input';
 
-const FIELDS = [
-  'no',
-  'name',
-  'scene',
-  'fileConfirmConfig',
-  'autoPrefillDisabled',
-  'configFiveFunction',
-] as const;
+const FIELDS = ['no', 'name', 'scene', 'fileConfirmConfig', 'autoPrefillDisabled', 'functions'] as const;
 
 interface Props {
   mode: 'create' | 'edit';
@@ -139,7 +132,12 @@ export function ProjectDialog({ mode, project, onClose, onSaved, reload }: Props
           >
             <LimitedInput max={LIMITS.projectNameMax} data-testid="project-name" autoComplete="off" />
           </Form.Item>
-          <Form.Item name="scene" label={t('field.scene')} rules={[{ required: true }]}>
+          <Form.Item
+            name="scene"
+            label={t('field.scene')}
+            extra={t('field.sceneHelp')}
+            rules={[{ required: true }]}
+          >
             <Radio.Group data-testid="project-scene">
               <Radio value={1}>{t('scene.1')}</Radio>
               <Radio value={2}>{t('scene.2')}</Radio>
@@ -162,12 +160,18 @@ export function ProjectDialog({ mode, project, onClose, onSaved, reload }: Props
             <Switch data-testid="project-prefill-off" />
           </Form.Item>
           <Form.Item
-            name="configFiveFunction"
+            name="functions"
             label={t('field.configFiveFunction')}
             extra={t('field.configFiveFunctionHelp')}
-            rules={[{ max: 50, message: t('rule.max', { max: 50 }) }]}
           >
-            <LimitedInput max={50} data-testid="project-five" autoComplete="off" />
+            <Checkbox.Group
+              data-testid="project-five"
+              style={{ display: 'flex', flexDirection: 'column', gap: 4 }}
+              options={FIVE_FUNCTION_KEYS.map((k) => ({
+                value: k,
+                label: <span data-testid={`project-fn-${k}`}>{t(`fn.${k}`)}</span>,
+              }))}
+            />
           </Form.Item>
         </Form>
       </div>

@@ -1,18 +1,5 @@
 import { useState } from 'react';
-import {
-  Alert,
-  App,
-  Button,
-  Card,
-  Descriptions,
-  Flex,
-  Input,
-  Select,
-  Space,
-  Tag,
-  Tooltip,
-  Typography,
-} from 'antd';
+import { Alert, App, Button, Card, Flex, Input, Select, Space, Tag, Tooltip, Typography } from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
 import {
   CopyOutlined,
@@ -31,6 +18,7 @@ import { can, LIMITS, type Permission, type ProjectDetail, type ProjectListRow }
 import { useSession, useAccess } from '../../session';
 import { openProjectQuery, projectListQuery, type SortField } from '../api/project-manage-api';
 import { ProjectDialog } from '../components/project-dialog';
+import { ProjectFields } from '../components/project-fields';
 import { PagedTable } from '../../../components/paged-table';
 import {
   CopyProjectDialog,
@@ -302,29 +290,7 @@ export default function ProjectManagePage() {
               data-testid="closed-notice"
             />
           ) : null}
-          <Descriptions size="small" column={{ xs: 1, md: 2, xl: 3 }}>
-            <Descriptions.Item label={t('field.scene')}>{t(`scene.${open.scene}`)}</Descriptions.Item>
-            <Descriptions.Item label={t('field.fileConfirmConfig')}>
-              {open.fileConfirmConfig ? t('yes') : t('no')}
-            </Descriptions.Item>
-            <Descriptions.Item label={t('field.autoPrefillDisabled')}>
-              {open.autoPrefillDisabled ? t('yes') : t('no')}
-            </Descriptions.Item>
-            <Descriptions.Item label={t('field.configFiveFunction')}>
-              {open.configFiveFunction || '—'}
-            </Descriptions.Item>
-            <Descriptions.Item label={t('field.uuidNo')}>
-              <Typography.Text
-                copyable={{ text: open.uuidNo }}
-                style={{ fontFamily: 'monospace', fontSize: 12 }}
-              >
-                {open.uuidNo}
-              </Typography.Text>
-            </Descriptions.Item>
-            <Descriptions.Item label={t('col.updateTime')}>
-              {dayjs(open.updateTime).format('YYYY-MM-DD HH:mm')}
-            </Descriptions.Item>
-          </Descriptions>
+          <ProjectFields project={open} canUpdate={allowed('project:info:update')} onChanged={refresh} />
         </Card>
       ) : null}
 

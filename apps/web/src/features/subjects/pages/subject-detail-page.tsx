@@ -48,6 +48,7 @@ import { useSession, useAccess } from '../../session';
 import { SubjectRiskDialog, SubjectRiskTag, VerifyVisitButton } from '../../verification';
 import { QueryCountTags } from '../../queries';
 import { CrfEntry, CrfStatusTag, ecrfApi, SignatureDialog } from '../../ecrf';
+import { PendingReviewTag } from '../../ddc';
 import { SubjectSourceTab } from '../../sources';
 import { SubjectDocumentsTab } from '../../documents';
 import { CasebookPrintButton } from '../../exports';
@@ -369,6 +370,9 @@ function VisitsTab({
                   <Tag color="geekblue">{v.code}</Tag>
                   <span>{visitLabel(v, language)}</span>
                   <VisitStateTag state={v.state} />
+                  {v.forms.some((f) => f.pendingReview) ? (
+                    <PendingReviewTag testId={`visit-pending-${v.code}${v.unscheduledId ? `-${v.unscheduledId}` : ''}`} />
+                  ) : null}
                   <QueryCountTags
                     hideZero
                     open={tallyOf(v)?.open ?? 0}
@@ -428,6 +432,7 @@ function VisitsTab({
                               status={i.status}
                               testId={`form-status-${v.code}-${f.code}-${i.repeatNo}`}
                             />
+                            {i.pendingReview ? <PendingReviewTag testId={`form-pending-${v.code}-${f.code}-${i.repeatNo}`} /> : null}
                           </Button>
                         ))}
                         {allowed('crf:result:save') ? (
@@ -461,6 +466,7 @@ function VisitsTab({
                     {f.cycle && f.instances.length > 0 ? null : (
                       <CrfStatusTag status={f.status} testId={`form-status-${v.code}-${f.code}`} />
                     )}
+                    {!f.cycle && f.pendingReview ? <PendingReviewTag testId={`form-pending-${v.code}-${f.code}`} /> : null}
                   </div>
                 ))}
               </div>

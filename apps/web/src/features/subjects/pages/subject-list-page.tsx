@@ -19,6 +19,7 @@ import {
   EditOutlined,
   ExportOutlined,
   EyeInvisibleOutlined,
+  FileDoneOutlined,
   ImportOutlined,
   MoreOutlined,
   PlusOutlined,
@@ -33,6 +34,7 @@ import { can, LIMITS, visitLabel, type Permission, type SubjectListRow, type Sub
 import { useSession, useAccess } from '../../session';
 import { QueryCountTags } from '../../queries';
 import { SubjectRiskDialog } from '../../verification';
+import { EconsentDrawer } from '../../econsent';
 import {
   mySitesQuery,
   plannedVisitsQuery,
@@ -50,7 +52,11 @@ import { subjectDetailPath } from '../subject-links';
 import { PagedTable } from '../../../components/paged-table';
 
 type Dialog =
-  { kind: 'add' } | { kind: 'import' } | { kind: 'edit' | 'status' | 'delete' | 'risk'; subject: SubjectRow } | null;
+  | { kind: 'add' }
+  | { kind: 'import' }
+  | { kind: 'econsent' }
+  | { kind: 'edit' | 'status' | 'delete' | 'risk'; subject: SubjectRow }
+  | null;
 
 /** /project/centerPtsList, /project/craPtsList, /project/sickLoop: one subject list (spec §2, §3 subject row). */
 export default function SubjectListPage() {
@@ -402,6 +408,15 @@ export default function SubjectListPage() {
             ) : null}
             {allowed('patient:page:add') ? (
               <Button
+                icon={<FileDoneOutlined />}
+                onClick={() => setDialog({ kind: 'econsent' })}
+                data-testid="subject-econsent"
+              >
+                {t('econsent:button')}
+              </Button>
+            ) : null}
+            {allowed('patient:page:add') ? (
+              <Button
                 type="primary"
                 icon={<PlusOutlined />}
                 onClick={() => setDialog({ kind: 'add' })}
@@ -514,6 +529,19 @@ export default function SubjectListPage() {
             void message.success(t('excel.importDone', { count: r.imported }));
             void refresh();
           }}
+        />
+      ) : null}
+      {dialog?.kind === 'econsent' ? (
+        <EconsentDrawer
+          open
+          onClose={() => setDialog(null)}
+          scope={scope}
+          sites={sites.data ?? []}
+          canConfigure={allowed('source:config:update')}
+          renderSubject={(s) => (
+            <Link to={subjectDetailPath({ ...s, designVersionId: null }, loginType)}>{s.ptsNo}</Link>
+          )}
+          onAdded={() => void refresh()}
         />
       ) : null}
       {dialog?.kind === 'status' ? (
