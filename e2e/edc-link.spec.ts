@@ -1,7 +1,5 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { apiLogin, ARTIFACTS, noKeys, openLoggedIn, setLanguage, shootBoth } from './helpers';
+import { apiLogin, noKeys, openLoggedIn, setLanguage, shootBoth } from './helpers';
 
 /**
  * Associate EDC (issue 14 item 3; /edc-link): the data manager `dm` (login type 1) opens the user menu → Associate
@@ -19,15 +17,7 @@ const STUDY = 'DEMO-001';
 const TARGET_ENV = 'Prod';
 const EDC_USER = 'edc-demo';
 const EDC_PASSWORD = 'Demo-EDC-2026';
-const SHOTS = process.env.E2E_SHOTS_DIR;
 
-async function shoot(page: Page, name: string) {
-  await shootBoth(page, name);
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  for (const w of [1440, 1280])
-    copyFileSync(path.join(ARTIFACTS, `${name}-${w}.png`), path.join(SHOTS, `${name}-${w}.png`));
-}
 
 interface Envelope {
   status: string;
@@ -68,7 +58,7 @@ test('Associate EDC: from the user menu, link and unlink your own EDC account', 
 
   if ((before.data as unknown[]).length === 0) {
     await expect(page.getByTestId('edc-link-empty')).toBeVisible();
-    await shoot(page, 'edc-link-empty-en');
+    await shootBoth(page, 'edc-link-empty-en');
   }
   test.skip(
     !EDC_PORT,
@@ -109,7 +99,7 @@ test('Associate EDC: from the user menu, link and unlink your own EDC account', 
   await expect(form.getByTestId('edc-link-error')).toContainText(/RWS00008|Incorrect login/);
   await expect(form.getByTestId('edc-link-secret')).toHaveValue('');
   await expect(state).toHaveAttribute('data-linked', 'false');
-  await shoot(page, 'edc-link-refused-en');
+  await shootBoth(page, 'edc-link-refused-en');
 
   // the right one: linked and verified
   await form.getByTestId('edc-link-secret').fill(EDC_PASSWORD);
@@ -120,16 +110,16 @@ test('Associate EDC: from the user menu, link and unlink your own EDC account', 
   await expect(state).toContainText('Verified');
   await expect(page.locator('body')).not.toContainText(EDC_PASSWORD);
   await noKeys(page);
-  await shoot(page, 'edc-link-linked-en');
+  await shootBoth(page, 'edc-link-linked-en');
 
   await setLanguage(page, 'zh_CN');
   await expect(page.locator('body')).toContainText('关联 EDC');
   await expect(state).toContainText(`已关联：${EDC_USER}`);
   await noKeys(page);
-  await shoot(page, 'edc-link-linked-zh');
+  await shootBoth(page, 'edc-link-linked-zh');
   await page.getByTestId(`edc-link-open-${configId}`).click();
   await expect(page.getByTestId(`edc-link-form-${configId}`)).toBeVisible();
-  await shoot(page, 'edc-link-form-zh');
+  await shootBoth(page, 'edc-link-form-zh');
   await page.getByTestId('edc-link-cancel').click();
 
   // unlink asks first

@@ -1,7 +1,5 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
-import { apiLogin, ARTIFACTS, noKeys, openLoggedIn, shootBoth } from './helpers';
+import { apiLogin, noKeys, openLoggedIn, shootBoth } from './helpers';
 
 /**
  * Issue 14 journeys (EDC sync, kind 1): the data manager opens /project/edcReportDetail, configures a Rave-style
@@ -25,7 +23,6 @@ const STUDY = process.env.E2E_DEMO_EDC_STUDY ?? 'DEMO-001';
 const TARGET_ENV = process.env.E2E_DEMO_EDC_ENV ?? 'Prod';
 const SECRET = process.env.E2E_DEMO_EDC_SECRET ?? 'edc-demo:Demo-EDC-2026';
 /** where the screenshots of both pages are also copied (looked at by whoever runs the journey) */
-const SHOTS = process.env.E2E_SHOTS_DIR;
 
 async function open(browser: Browser, url: string, lang: 'en_US' | 'zh_CN' = 'en_US'): Promise<Page> {
   const ctx = await browser.newContext({ acceptDownloads: true });
@@ -36,13 +33,6 @@ async function open(browser: Browser, url: string, lang: 'en_US' | 'zh_CN' = 'en
   return page;
 }
 
-async function shoot(page: Page, name: string) {
-  await shootBoth(page, name);
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  for (const w of [1440, 1280])
-    copyFileSync(path.join(ARTIFACTS, `${name}-${w}.png`), path.join(SHOTS, `${name}-${w}.png`));
-}
 
 /** Picks an option of an antd Select by its test id and the option's text. */
 async function pick(page: Page, testId: string, text: string | RegExp) {
@@ -145,11 +135,11 @@ test('the EDC pages open in both languages, every string translated', async ({ b
     const page = await open(browser, '/project/edcReportDetail', lang);
     await expect(page.getByTestId('edc-config-card')).toBeVisible();
     await noKeys(page);
-    await shoot(page, `edc-detail-${lang}`);
+    await shootBoth(page, `edc-detail-${lang}`);
     await page.goto('/project/dataReport?tab=edcLog&proId=1');
     await expect(page.getByTestId('edc-log')).toBeVisible();
     await noKeys(page);
-    await shoot(page, `data-report-edclog-${lang}`);
+    await shootBoth(page, `data-report-edclog-${lang}`);
     await page.getByTestId('data-report-tab-audit').click();
     await expect(page.getByTestId('data-report-audit')).toBeVisible();
     await noKeys(page);
@@ -196,7 +186,7 @@ test.describe('the data manager syncs the demo study to a kind-1 EDC', () => {
     await drawer.getByTestId('edc-config-test').click();
     await expect(drawer.getByTestId('edc-test-result')).toHaveAttribute('data-ok', 'true');
     await noKeys(page);
-    await shoot(page, 'edc-config-drawer');
+    await shootBoth(page, 'edc-config-drawer');
     await page.keyboard.press('Escape');
     await expect(page.getByTestId('edc-config-name-view')).toHaveText('Demo Rave');
 
@@ -218,7 +208,7 @@ test.describe('the data manager syncs the demo study to a kind-1 EDC', () => {
     const save = page.getByTestId('edc-mapping-save');
     await expect(save).toBeDisabled();
     await noKeys(page);
-    await shoot(page, 'edc-mapping');
+    await shootBoth(page, 'edc-mapping');
     // an edit is unsaved until saved, and leaving the page asks first; discarded, nothing is left to save
     const vs = page.getByTestId('edc-map-form-VS');
     await vs.hover();
@@ -256,13 +246,13 @@ test.describe('the data manager syncs the demo study to a kind-1 EDC', () => {
     await expect(page.getByTestId('edc-study-bar-synced')).not.toHaveAttribute('data-count', '0');
     await expect(page.getByTestId('edc-study-bar-failed')).not.toHaveAttribute('data-count', '0');
     await noKeys(page);
-    await shoot(page, 'edc-sites-after-sync');
+    await shootBoth(page, 'edc-sites-after-sync');
 
     await page.getByTestId('edc-tab-runs').click();
     const runs = page.getByTestId('edc-runs-table');
     await expect(runs.getByTestId(`edc-run-status-${runId}`)).toHaveAttribute('data-status', '3');
     await expect(runs.getByTestId(`edc-run-failed-${runId}`)).not.toHaveAttribute('data-count', '0');
-    await shoot(page, 'edc-runs');
+    await shootBoth(page, 'edc-runs');
 
     // the subject's vital signs show the EDC's own reason
     await page.getByTestId('edc-tab-subjects').click();
@@ -278,7 +268,7 @@ test.describe('the data manager syncs the demo study to a kind-1 EDC', () => {
     await expect(failed).toHaveCount(1);
     await expect(failed.locator('[data-testid^="edc-form-reason-"]')).toContainText(/WEIGHT|72\.5|integer/i);
     await noKeys(page);
-    await shoot(page, 'edc-subjects-failed');
+    await shootBoth(page, 'edc-subjects-failed');
 
     // the weight corrected at the site, the subject is synced again: now accepted
     await correctWeight(page.request, made);
@@ -300,7 +290,7 @@ test.describe('the data manager syncs the demo study to a kind-1 EDC', () => {
     await expect(vs.nth(0).locator('[data-testid^="edc-log-result-"]')).toHaveAttribute('data-status', '2');
     await expect(vs.nth(1).locator('[data-testid^="edc-log-result-"]')).toHaveAttribute('data-status', '3');
     await noKeys(page);
-    await shoot(page, 'edc-log');
+    await shootBoth(page, 'edc-log');
     await vs.nth(1).locator('[data-testid^="edc-log-open-"]').click();
     const drawer = page.getByTestId('edc-log-drawer');
     await expect(drawer.getByTestId('edc-log-reason')).toBeVisible();
@@ -313,7 +303,7 @@ test.describe('the data manager syncs the demo study to a kind-1 EDC', () => {
     await expect(drawer.getByTestId('edc-log-request')).not.toContainText('F.DM');
     await expect(drawer.getByTestId('edc-log-response')).toContainText('IsTransactionSuccessful="0"');
     await noKeys(page);
-    await shoot(page, 'edc-log-detail');
+    await shootBoth(page, 'edc-log-detail');
     await page.keyboard.press('Escape');
     // the accepted attempt: the values as the EDC now has them (the weight in whole kg)
     await vs.nth(0).locator('[data-testid^="edc-log-open-"]').click();
@@ -328,27 +318,27 @@ test.describe('the data manager syncs the demo study to a kind-1 EDC', () => {
       const page = await open(browser, '/project/edcReportDetail?tab=sites', lang);
       await expect(page.getByTestId('edc-sites-table')).toBeVisible();
       await noKeys(page);
-      await shoot(page, `edc-synced-sites-${lang}`);
+      await shootBoth(page, `edc-synced-sites-${lang}`);
       await page.getByTestId('edc-tab-subjects').click();
       await page.getByTestId('edc-subjects-ptsno').locator('input').fill(made.ptsNo);
       await page.getByTestId('edc-subjects-ptsno').locator('input').press('Enter');
       await page.getByTestId('edc-subjects-table').locator('.ant-table-row-expand-icon').first().click();
       await expect(page.getByTestId(`edc-subject-forms-${made.ptsId}`)).toBeVisible();
       await noKeys(page);
-      await shoot(page, `edc-synced-subjects-${lang}`);
+      await shootBoth(page, `edc-synced-subjects-${lang}`);
       await page.getByTestId('edc-tab-mapping').click();
       await expect(page.getByTestId('edc-mapping-ready')).toBeVisible();
       await noKeys(page);
-      await shoot(page, `edc-synced-mapping-${lang}`);
+      await shootBoth(page, `edc-synced-mapping-${lang}`);
       await page.getByTestId('edc-tab-runs').click();
       await expect(
         page.getByTestId('edc-runs-table').locator('tbody tr.ant-table-row').first(),
       ).toBeVisible();
-      await shoot(page, `edc-synced-runs-${lang}`);
+      await shootBoth(page, `edc-synced-runs-${lang}`);
       await page.goto('/project/dataReport?tab=edcLog&proId=1');
       await expect(page.getByTestId('edc-log-table').locator('tbody tr.ant-table-row').first()).toBeVisible();
       await noKeys(page);
-      await shoot(page, `edc-synced-log-${lang}`);
+      await shootBoth(page, `edc-synced-log-${lang}`);
       await page.context().close();
     }
   });

@@ -1,7 +1,15 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { apiLogin, ARTIFACTS, noKeys, openLoggedIn, setLanguage, sha256, shootBoth } from './helpers';
+import {
+  apiLogin,
+  ARTIFACTS,
+  createCentreUser,
+  noKeys,
+  openLoggedIn,
+  setLanguage,
+  shootBoth,
+} from './helpers';
 
 /**
  * Face login and real-name verification (issue 15 item 2). Chromium's virtual authenticator (CDP WebAuthn: ctap2,
@@ -22,14 +30,6 @@ const SITE = `http://localhost:${PORT}`;
 const PASSWORD = 'Face#Login2031';
 const SHOTS = process.env.E2E_SHOTS_DIR;
 
-async function shoot(page: Page, name: string) {
-  await shootBoth(page, name);
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  for (const w of [1440, 1280])
-    copyFileSync(path.join(ARTIFACTS, `${name}-${w}.png`), path.join(SHOTS, `${name}-${w}.png`));
-}
-
 async function shootPhone(page: Page, name: string) {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(300);
@@ -38,35 +38,16 @@ async function shootPhone(page: Page, name: string) {
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
-interface Envelope<T = unknown> {
-  status: string;
-  message?: string;
-  data: T;
-}
-
 /** A fresh centre user with a password of its own (the initial one changed through the API). */
-async function createUser(request: APIRequestContext, n: number) {
-  const admin = await apiLogin(request, 'admin', 1, 'main');
-  const orgs = await request.post('/api/org/info/page', {
-    headers: { token: admin.token },
-    form: { pageNumber: 1, pageSize: 50 },
-  });
-  const orgId = ((await orgs.json()) as Envelope<{ content: { id: number }[] }>).data.content[0]!.id;
-  const account = `e2e.face.${n}`;
-  const res = await request.post('/api/system/user/add', {
-    headers: { token: admin.token },
-    form: { account, name: 'Fay Face', phone: `135${String(n).padStart(8, '0')}`, orgId, loginTypes: 1 },
-  });
-  const added = (await res.json()) as Envelope<{ id: number; initialPassword: string }>;
-  expect(added.status, added.message).toBe('1');
-  const first = await apiLogin(request, account, 1, 'main', added.data.initialPassword);
-  const changed = await request.post('/api/user/updatePwd', {
-    headers: { token: first.token },
-    form: { userId: added.data.id, oldPwd: sha256(added.data.initialPassword), newPwd: sha256(PASSWORD) },
-  });
-  expect(((await changed.json()) as Envelope).status).toBe('1');
-  return account;
-}
+const createUser = async (request: APIRequestContext, n: number) =>
+  (
+    await createCentreUser(request, {
+      account: `e2e.face.${n}`,
+      name: 'Fay Face',
+      phone: `135${String(n).padStart(8, '0')}`,
+      password: PASSWORD,
+    })
+  ).account;
 
 /** A valid resident ID number (GB 11643 check character) from 17 digits. */
 function withCheck(first17: string): string {
@@ -134,7 +115,7 @@ test('Face login: verify the real name, enrol a passkey on /user-info, log in wi
   );
   expect(asked).toBe(0);
   await page.waitForTimeout(400);
-  await shoot(page, 'realname-dialog-en');
+  await shootBoth(page, 'realname-dialog-en');
   // the development provider's documented "does not match" pattern (sequence code 999): refused by the server
   await page.getByTestId('realname-id').fill(withCheck('11010519900101999'));
   await page.getByTestId('realname-ok').click();
@@ -161,7 +142,7 @@ test('Face login: verify the real name, enrol a passkey on /user-info, log in wi
     'Wrong password;',
   );
   await page.waitForTimeout(400);
-  await shoot(page, 'passkey-enrol-dialog-en');
+  await shootBoth(page, 'passkey-enrol-dialog-en');
   await page.getByTestId('passkey-enrol-password').fill(PASSWORD);
   await page.getByTestId('passkey-enrol-ok').click();
   await expect(page.getByTestId('passkey-enrol-form')).toBeHidden();
@@ -175,7 +156,7 @@ test('Face login: verify the real name, enrol a passkey on /user-info, log in wi
   await page.mouse.move(0, 0);
   await page.waitForTimeout(3500); // the success message fades
   await noKeys(page);
-  await shoot(page, 'profile-face-en');
+  await shootBoth(page, 'profile-face-en');
   await shootPhone(page, 'profile-face-en');
 
   // log out; the login page offers face login; the passkey of this user named for another account is refused
@@ -183,14 +164,14 @@ test('Face login: verify the real name, enrol a passkey on /user-info, log in wi
   await page.goto(`${SITE}/login`);
   await expect(page.getByTestId('login-face')).toHaveText('Log in with face / passkey');
   await noKeys(page);
-  await shoot(page, 'login-face-en');
+  await shootBoth(page, 'login-face-en');
   await shootPhone(page, 'login-face-en');
   await page.getByTestId('login-account').fill('admin');
   await page.getByTestId('login-face').click();
   await expect(page.getByTestId('login-error')).toHaveText(
     'This passkey belongs to a different account than the one being logged in to; nothing was changed',
   );
-  await shoot(page, 'login-face-refused-en');
+  await shootBoth(page, 'login-face-refused-en');
   // with the user's own account (or none): logged in, the same session as a password login
   await page.getByTestId('login-account').fill(account);
   await page.getByTestId('login-face').click();
@@ -205,21 +186,21 @@ test('Face login: verify the real name, enrol a passkey on /user-info, log in wi
   await setLanguage(page, 'zh_CN');
   await expect(page.getByTestId('login-face')).toHaveText('刷脸 / 通行密钥登录');
   await noKeys(page);
-  await shoot(page, 'login-face-zh');
+  await shootBoth(page, 'login-face-zh');
   await page.getByTestId('login-face').click();
   await expect(page.getByTestId('app-shell')).toBeVisible();
   await page.goto(`${SITE}/user-info`);
   await expect(page.getByTestId('profile-realname')).toContainText('已认证');
   await expect(keys).toContainText('刷脸登录（通行密钥）');
   await noKeys(page);
-  await shoot(page, 'profile-face-zh');
+  await shootBoth(page, 'profile-face-zh');
   await shootPhone(page, 'profile-face-zh');
 
   // removal needs the password; afterwards the device's passkey no longer logs in (refused by the server)
   await keys.getByTestId('passkey-remove').click();
   await expect(page.getByTestId('passkey-remove-form')).toBeVisible();
   await page.getByTestId('passkey-remove-password').fill(PASSWORD);
-  await shoot(page, 'passkey-remove-dialog-zh');
+  await shootBoth(page, 'passkey-remove-dialog-zh');
   await page.getByTestId('passkey-remove-ok').click();
   await expect(keys.getByTestId('passkey-row')).toHaveCount(0);
   await logOut(page);
@@ -229,5 +210,5 @@ test('Face login: verify the real name, enrol a passkey on /user-info, log in wi
     '此通行密钥未绑定任何账号（可能已被移除），请使用密码登录',
   );
   await noKeys(page);
-  await shoot(page, 'login-face-refused-zh');
+  await shootBoth(page, 'login-face-refused-zh');
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, type APIRequestContext, type Page } from '@playwright/test';
 
@@ -136,14 +136,62 @@ export async function pickSubject(page: Page, testId: string, ptsNo: string): Pr
     .click();
 }
 
-/** Screenshots at 1440×900 and 1280×720 into e2e/artifacts (`<name>-<width>.png`), then back to 1440×900. */
+/**
+ * Screenshots at 1440×900 and 1280×720 into e2e/artifacts (`<name>-<width>.png`; also copied to E2E_SHOTS_DIR when
+ * set), then back to 1440×900. E2E_SCREENSHOTS=0 (CI, where nobody looks at them) skips them: two resizes and two
+ * software-rendered captures each, over 150 places.
+ */
 export async function shootBoth(page: Page, name: string): Promise<void> {
+  if (process.env.E2E_SCREENSHOTS === '0') return;
+  const shots = process.env.E2E_SHOTS_DIR;
+  if (shots) mkdirSync(shots, { recursive: true });
   for (const [w, h] of [
     [1440, 900],
     [1280, 720],
   ] as const) {
     await page.setViewportSize({ width: w, height: h });
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${w}.png`) });
+    const file = path.join(ARTIFACTS, `${name}-${w}.png`);
+    await page.screenshot({ path: file });
+    if (shots) copyFileSync(file, path.join(shots, `${name}-${w}.png`));
   }
   await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+export interface Envelope<T = unknown> {
+  status: string;
+  message?: string;
+  data: T;
+}
+
+/**
+ * A fresh centre user of a journey's own (so that no other journey changes it), added by the administrator in the
+ * first organisation, whose initial password is changed through the API to `password`.
+ */
+export async function createCentreUser(
+  request: APIRequestContext,
+  user: { account: string; name: string; phone: string; password: string },
+): Promise<{ account: string; id: number; admin: ApiSession }> {
+  const admin = await apiLogin(request, 'admin', 1, 'main');
+  const orgs = await request.post('/api/org/info/page', {
+    headers: { token: admin.token },
+    form: { pageNumber: 1, pageSize: 50 },
+  });
+  const orgId = ((await orgs.json()) as Envelope<{ content: { id: number }[] }>).data.content[0]!.id;
+  const res = await request.post('/api/system/user/add', {
+    headers: { token: admin.token },
+    form: { account: user.account, name: user.name, phone: user.phone, orgId, loginTypes: 1 },
+  });
+  const added = (await res.json()) as Envelope<{ id: number; initialPassword: string }>;
+  expect(added.status, added.message).toBe('1');
+  const first = await apiLogin(request, user.account, 1, 'main', added.data.initialPassword);
+  const changed = await request.post('/api/user/updatePwd', {
+    headers: { token: first.token },
+    form: {
+      userId: added.data.id,
+      oldPwd: sha256(added.data.initialPassword),
+      newPwd: sha256(user.password),
+    },
+  });
+  expect(((await changed.json()) as Envelope).status).toBe('1');
+  return { account: user.account, id: added.data.id, admin };
 }

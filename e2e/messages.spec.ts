@@ -25,10 +25,12 @@ test('the message centre lists, opens, filters and marks messages read; the badg
     }).data.unread;
   const unreadBefore = await badgeOf();
   expect(unreadBefore).toBeGreaterThanOrEqual(2);
+  // the badge shows 99+ past 99 (after the other journeys the investigator has many query notices)
+  const shown = (n: number) => (n > 99 ? '99+' : String(n));
 
   await openLoggedIn(page, pi, 'site', '/overview', 'zh_CN');
   // reachable from the badge
-  await expect(page.getByTestId('message-badge')).toContainText(String(unreadBefore));
+  await expect(page.getByTestId('message-badge')).toContainText(shown(unreadBefore));
   await page.getByTestId('message-badge').click();
   await page.getByTestId('message-badge-open').click();
   await expect(page).toHaveURL(/\/messages$/);
@@ -45,7 +47,7 @@ test('the message centre lists, opens, filters and marks messages read; the badg
   await shootBoth(page, 'messages-drawer-en_US');
   await drawer.getByRole('button', { name: 'Close' }).click();
   await expect(page.getByTestId('messages-unread')).toHaveText(`${unreadBefore - 1} unread`);
-  await expect(page.getByTestId('message-badge')).toContainText(String(unreadBefore - 1));
+  await expect(page.getByTestId('message-badge')).toContainText(shown(unreadBefore - 1));
 
   // filters: keyword, read state
   await page.getByTestId('messages-filter-keyword').locator('input').fill(`Database lock ${stamp}`);

@@ -1,8 +1,14 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import sharp from 'sharp';
-import { apiLogin, ARTIFACTS, noKeys, openLoggedIn, setLanguage, sha256, shootBoth } from './helpers';
+import {
+  apiLogin,
+  createCentreUser,
+  type Envelope,
+  noKeys,
+  openLoggedIn,
+  setLanguage,
+  shootBoth,
+} from './helpers';
 
 /**
  * Personal settings (issue 15 item 1; /user-info): a user of their own (created here by the administrator, so that no
@@ -14,46 +20,16 @@ import { apiLogin, ARTIFACTS, noKeys, openLoggedIn, setLanguage, sha256, shootBo
  */
 test.describe.configure({ mode: 'serial', timeout: 180_000 });
 
-const SHOTS = process.env.E2E_SHOTS_DIR;
 const PASSWORD = 'Profile#Pass2031';
 
-async function shoot(page: Page, name: string) {
-  await shootBoth(page, name);
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  for (const w of [1440, 1280])
-    copyFileSync(path.join(ARTIFACTS, `${name}-${w}.png`), path.join(SHOTS, `${name}-${w}.png`));
-}
-
-interface Envelope<T = unknown> {
-  status: string;
-  message?: string;
-  data: T;
-}
-
 /** A fresh centre user with a password of its own (the initial one changed through the API). */
-async function createUser(request: APIRequestContext, n: number) {
-  const admin = await apiLogin(request, 'admin', 1, 'main');
-  const orgs = await request.post('/api/org/info/page', {
-    headers: { token: admin.token },
-    form: { pageNumber: 1, pageSize: 50 },
+const createUser = async (request: APIRequestContext, n: number) =>
+  createCentreUser(request, {
+    account: `e2e.profile.${n}`,
+    name: 'Pat Profile',
+    phone: `136${String(n).padStart(8, '0')}`,
+    password: PASSWORD,
   });
-  const orgId = ((await orgs.json()) as Envelope<{ content: { id: number }[] }>).data.content[0]!.id;
-  const account = `e2e.profile.${n}`;
-  const res = await request.post('/api/system/user/add', {
-    headers: { token: admin.token },
-    form: { account, name: 'Pat Profile', phone: `136${String(n).padStart(8, '0')}`, orgId, loginTypes: 1 },
-  });
-  const added = (await res.json()) as Envelope<{ id: number; initialPassword: string }>;
-  expect(added.status, added.message).toBe('1');
-  const first = await apiLogin(request, account, 1, 'main', added.data.initialPassword);
-  const changed = await request.post('/api/user/updatePwd', {
-    headers: { token: first.token },
-    form: { userId: added.data.id, oldPwd: sha256(added.data.initialPassword), newPwd: sha256(PASSWORD) },
-  });
-  expect(((await changed.json()) as Envelope).status).toBe('1');
-  return { account, admin };
-}
 
 /** The code in the newest outbox message to a number, as the SMS Outbox page lists it (administrators). */
 async function outboxCode(request: APIRequestContext, adminToken: string, phone: string): Promise<string> {
@@ -119,7 +95,7 @@ test('Personal Settings: edit, change the phone with a code from the outbox, upl
     'The verification code is wrong (4 attempts left)',
   );
   await page.waitForTimeout(500); // (the message slides in)
-  await shoot(page, 'profile-phone-dialog-en');
+  await shootBoth(page, 'profile-phone-dialog-en');
   await page.getByTestId('phone-change-code').fill(code);
   await page.getByTestId('phone-change-ok').click();
   await expect(dialog).toBeHidden();
@@ -154,7 +130,7 @@ test('Personal Settings: edit, change the phone with a code from the outbox, upl
   ).toBeVisible();
   await page.mouse.move(0, 0);
   await expect(page.getByText('The avatar must be a PNG or JPG image')).toBeHidden({ timeout: 10_000 });
-  await shoot(page, 'profile-en');
+  await shootBoth(page, 'profile-en');
 
   // the password, through the Modify Password dialog
   await page.getByTestId('profile-password-change').click();
@@ -173,7 +149,7 @@ test('Personal Settings: edit, change the phone with a code from the outbox, upl
   await setLanguage(page, 'zh_CN');
   await expect(page.getByTestId('profile-security')).toContainText('账号安全');
   await noKeys(page);
-  await shoot(page, 'profile-zh');
+  await shootBoth(page, 'profile-zh');
 });
 
 test('SMS Outbox: the administrator reads the development messages, newest first, filtered by number', async ({
@@ -190,7 +166,7 @@ test('SMS Outbox: the administrator reads the development messages, newest first
   await page.getByTestId('sms-outbox-phone').locator('input').press('Enter');
   await expect(page.locator('[data-testid^="sms-body-"]').first()).toHaveAttribute('data-phone', phone!);
   await noKeys(page);
-  await shoot(page, 'sms-outbox-en');
+  await shootBoth(page, 'sms-outbox-en');
   await page.getByTestId('sms-outbox-phone').locator('input').fill('19999999999');
   await page.getByTestId('sms-outbox-phone').locator('input').press('Enter');
   await expect(page.getByText('No messages to this number')).toBeVisible();
@@ -199,5 +175,5 @@ test('SMS Outbox: the administrator reads the development messages, newest first
   await page.getByTestId('sms-outbox-phone').locator('input').press('Enter');
   await expect(page.locator('[data-testid^="sms-body-"]').first()).toBeVisible();
   await noKeys(page);
-  await shoot(page, 'sms-outbox-zh');
+  await shootBoth(page, 'sms-outbox-zh');
 });

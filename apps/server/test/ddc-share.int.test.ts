@@ -281,47 +281,19 @@ describe('a shared form from link to review', () => {
 
   it('the site accepts them at the version it saw; a stale accept and a second accept are refused', async () => {
     const inst = (await view(crc1, key)).body.data.instance!;
-    const stale = await s.api.post('/ddc/share/accept', {
-      token: crc1,
-      headers: P,
-      form: { instanceId: inst.id, version: inst.version + 5 },
-    });
+    const accept = (token: string, version: number) =>
+      s.api.post<{ version: number }>('/ddc/share/accept', { token, headers: P, form: { instanceId: inst.id, version } });
+    const stale = await accept(crc1, inst.version + 5);
     expect(stale.status).toBe(409);
     expect(stale.body.errorCode).toBe('STALE_WRITE');
     // another site's coordinator does not reach the form
-    expect(
-      (
-        await s.api.post('/ddc/share/accept', {
-          token: crc2,
-          headers: P,
-          form: { instanceId: inst.id, version: inst.version },
-        })
-      ).status,
-    ).toBe(404);
+    expect((await accept(crc2, inst.version)).status).toBe(404);
     // the monitor may not change form data
-    expect(
-      (
-        await s.api.post('/ddc/share/accept', {
-          token: cra,
-          headers: P,
-          form: { instanceId: inst.id, version: inst.version },
-        })
-      ).status,
-    ).toBe(403);
-    const done = ok(
-      await s.api.post<{ version: number }>('/ddc/share/accept', {
-        token: crc1,
-        headers: P,
-        form: { instanceId: inst.id, version: inst.version },
-      }),
-    );
+    expect((await accept(cra, inst.version)).status).toBe(403);
+    const done = ok(await accept(crc1, inst.version));
     expect(done.version).toBe(inst.version + 1);
     expect((await view(crc1, key)).body.data.instance!.pendingReview).toBeNull();
-    const again = await s.api.post('/ddc/share/accept', {
-      token: crc1,
-      headers: P,
-      form: { instanceId: inst.id, version: done.version },
-    });
+    const again = await accept(crc1, done.version);
     expect(again.body.errorCode).toBe('SHARE_NO_PENDING_REVIEW');
     const [row] = await s.database.db.select().from(ddcShareLinks).where(eq(ddcShareLinks.id, link.id));
     expect(row).toMatchObject({ status: 'used', review: 'accepted' });

@@ -286,37 +286,15 @@ describe('fileConfirmConfig', () => {
         .map((f) => f.id)
         .sort(),
     ).toEqual([b!.id, c!.id].sort());
-    // refusals: no permission, stale version, a status that is not waiting import
-    expect(
-      (
-        await s.api.post('/source/file/confirm', {
-          token: tok.cra,
-          headers: H,
-          form: { id: b!.id, version: b!.version },
-        })
-      ).status,
-    ).toBe(403);
-    expect(
-      (
-        await s.api.post('/source/file/confirm', {
-          token: tok.crc2,
-          headers: H,
-          form: { id: b!.id, version: b!.version },
-        })
-      ).status,
-    ).toBe(404);
-    const stale = await s.api.post('/source/file/confirm', {
-      token: tok.crc1,
-      headers: H,
-      form: { id: b!.id, version: b!.version + 1 },
-    });
+    // refusals: no permission, another site's file, stale version, a status that is not waiting import
+    const confirm = (token: string | undefined, id: number, version: number) =>
+      s.api.post('/source/file/confirm', { token, headers: H, form: { id, version } });
+    expect((await confirm(tok.cra, b!.id, b!.version)).status).toBe(403);
+    expect((await confirm(tok.crc2, b!.id, b!.version)).status).toBe(404);
+    const stale = await confirm(tok.crc1, b!.id, b!.version + 1);
     expect(stale.body.errorCode).toBe('STALE_WRITE');
     const done = (await list()).find((f) => f.status === 1)!;
-    const wrong = await s.api.post('/source/file/confirm', {
-      token: tok.crc1,
-      headers: H,
-      form: { id: done.id, version: done.version },
-    });
+    const wrong = await confirm(tok.crc1, done.id, done.version);
     expect(wrong.status).toBe(409);
     expect(wrong.body.message).toBe(
       "A source file cannot go from 'Waiting submit' to 'Automatic de-identification in progress'",

@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'react';
 import {
-  Alert,
   App,
   Button,
   Card,
@@ -14,14 +13,14 @@ import {
   Switch,
   Typography,
 } from 'antd';
-import { ReloadOutlined, SaveOutlined } from '@ant-design/icons';
+import { SaveOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { maskSubjectNo, SHARE_LIMITS, SUBJECT_NO_DISPLAY, type MicroCrfSettings } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
 import { usePms, useSession } from '../../session';
 import { crfConfigQuery, ddcApi } from '../api/ddc-api';
-import { ConfigMeta } from '../components/config-meta';
+import { ConfigMeta, ConfigNotices } from '../components/config-meta';
 import { DdcHeader } from '../components/ddc-header';
 import '../ddc.css';
 
@@ -102,29 +101,7 @@ export default function MicroCrfConfigPage() {
               <Card className="ddc-config">
                 <Typography.Paragraph type="secondary">{t('crfConfig.intro')}</Typography.Paragraph>
                 <ConfigMeta version={q.data.version} by={q.data.updatedByName} at={q.data.updateTime} />
-                {!canSave ? (
-                  <Alert type="info" showIcon style={{ marginBottom: 12 }} title={t('config.readOnly')} />
-                ) : null}
-                {error ? (
-                  <Alert
-                    type="error"
-                    showIcon
-                    style={{ marginBottom: 12 }}
-                    title={error.message}
-                    data-testid="config-error"
-                    action={
-                      error.errorCode === 'STALE_WRITE' ? (
-                        <Button
-                          size="small"
-                          icon={<ReloadOutlined />}
-                          onClick={() => void q.refetch().then(() => setError(null))}
-                        >
-                          {t('config.reload')}
-                        </Button>
-                      ) : null
-                    }
-                  />
-                ) : null}
+                <ConfigNotices canSave={canSave} error={error} onReload={() => void q.refetch().then(() => setError(null))} />
                 <Form form={form} layout="vertical" disabled={!canSave} data-testid="crf-config-form">
                   <Form.Item name="subjectNo" label={t('crfConfig.subjectNo')}>
                     <Radio.Group

@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'react';
 import {
-  Alert,
   App,
   Button,
   Card,
@@ -16,14 +15,14 @@ import {
   Tag,
   Typography,
 } from 'antd';
-import { ReloadOutlined, SaveOutlined } from '@ant-design/icons';
+import { SaveOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { SHARE_LIMITS, type MicroDcSettings } from '@esource/shared';
 import { ApiError } from '../../../lib/api-client';
 import { usePms, useSession } from '../../session';
 import { dcConfigQuery, dcFormsQuery, ddcApi } from '../api/ddc-api';
-import { ConfigMeta } from '../components/config-meta';
+import { ConfigMeta, ConfigNotices } from '../components/config-meta';
 import { DdcHeader } from '../components/ddc-header';
 import { hourChoices, validityText } from '../ddc-logic';
 import '../ddc.css';
@@ -101,29 +100,7 @@ export default function MicroDcConfigPage() {
           <Card className="ddc-config">
             <Typography.Paragraph type="secondary">{t('dcConfig.intro')}</Typography.Paragraph>
             <ConfigMeta version={q.data.version} by={q.data.updatedByName} at={q.data.updateTime} />
-            {!canSave ? (
-              <Alert type="info" showIcon style={{ marginBottom: 12 }} title={t('config.readOnly')} />
-            ) : null}
-            {error ? (
-              <Alert
-                type="error"
-                showIcon
-                style={{ marginBottom: 12 }}
-                title={error.message}
-                data-testid="config-error"
-                action={
-                  error.errorCode === 'STALE_WRITE' ? (
-                    <Button
-                      size="small"
-                      icon={<ReloadOutlined />}
-                      onClick={() => void q.refetch().then(() => setError(null))}
-                    >
-                      {t('config.reload')}
-                    </Button>
-                  ) : null
-                }
-              />
-            ) : null}
+            <ConfigNotices canSave={canSave} error={error} onReload={() => void q.refetch().then(() => setError(null))} />
             <Form form={form} layout="vertical" disabled={!canSave} data-testid="dc-config-form">
               <Form.Item
                 name="enabled"
