@@ -1,6 +1,7 @@
 import type { Config } from './config/config';
 import type { Database } from './db/client';
 import type { AuthService } from './modules/auth/auth.service';
+import type { AccessCache } from './modules/auth/access-cache';
 import type { JobRunner } from './modules/jobs/job-runner';
 import type { SubjectDataCheck } from './modules/projects/projects.service';
 import type { CollectingCheck } from './modules/design/design.service';
@@ -24,4 +25,6 @@ export interface AppDeps {
   auth: AuthService;
   jobs: JobRunner;
   hooks: ModuleHooks;
+  /** the guard's cache of access answers (GUARD_CACHE; null = off): read by tests and benchmarks */
+  access: AccessCache | null;
 }

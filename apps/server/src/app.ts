@@ -26,6 +26,7 @@ import { registerFormParser } from './lib/form';
 import { helmetOptions } from './lib/security-headers';
 import type { RouteSpec } from './lib/route';
 import { authorize, baseContext } from './modules/auth/context.service';
+import { AccessCache, type AccessLoader } from './modules/auth/access-cache';
 import { AuthService } from './modules/auth/auth.service';
 import { JobRunner } from './modules/jobs/job-runner';
 import { projectHasSubjects } from './modules/subjects/subjects.service';
@@ -93,7 +94,14 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     subjectDataChecks: [projectHasSubjects, ...(opts.extraHooks?.subjectDataChecks ?? [])],
     collectingChecks: [...(opts.extraHooks?.collectingChecks ?? [])],
   };
-  const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs, hooks };
+  // the guard's access answers kept in this process while it listens for their invalidation (GUARD_CACHE)
+  const access = config.guardCache ? new AccessCache() : null;
+  if (access) {
+    await access.start(database);
+    app.addHook('onClose', () => access.stop());
+  }
+  const load: AccessLoader | undefined = access?.load;
+  const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs, hooks, access };
 
   // security headers (CSP, frame-ancestors, nosniff, referrer policy) on every answer: docs/security.md
   await app.register(helmet, helmetOptions(config));
@@ -148,11 +156,11 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     void reply.code(status).send(body);
   });
   // (after the context hook and the error handler: the docs' own guard reads req.ctx and answers in the envelope)
-  if (config.apiDocs !== 'off') await app.register(swaggerUi, apiDocsOptions(config, database));
+  if (config.apiDocs !== 'off') await app.register(swaggerUi, apiDocsOptions(config, database, load));
 
   const specs = [...allRoutes(deps), ...(opts.extraRoutes?.(deps) ?? [])];
   await app.register(async (api) => {
-    for (const spec of specs) registerRoute(api, spec, database);
+    for (const spec of specs) registerRoute(api, spec, database, load);
   }, { prefix: API });
 
   const webIndex = path.join(config.webDist, 'index.html');
@@ -178,7 +186,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
  * navigation sends no token header, so the page's Swagger UI adds the web app's stored session token to its
  * requests (the spec fetch and "Try it out"); without a session it shows that the document could not be loaded.
  */
-function apiDocsOptions(config: Config, database: Database): FastifySwaggerUiOptions {
+function apiDocsOptions(config: Config, database: Database, load: AccessLoader | undefined): FastifySwaggerUiOptions {
   const adminGuard: Guard = { permission: { anyOf: ['system:config:query'] }, scope: 'system' };
   // swagger-ui writes uiConfig into its initializer script, a function by its toString(): this one's is the
   // browser-side source (plain ES5, no build step touches it); the server never calls it
@@ -195,7 +203,7 @@ function apiDocsOptions(config: Config, database: Database): FastifySwaggerUiOpt
             preHandler: (req, _reply, done) => {
               const url = (req.url.split('?')[0] ?? '').replace(/\/$/, '');
               if (url === `${API}/docs` || url.startsWith(`${API}/docs/static/`)) return done();
-              authorize(database.db, req, req.ctx, adminGuard).then(() => done(), done);
+              authorize(database.db, req, req.ctx, adminGuard, load).then(() => done(), done);
             },
           },
         }
@@ -203,7 +211,7 @@ function apiDocsOptions(config: Config, database: Database): FastifySwaggerUiOpt
   };
 }
 
-function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database) {
+function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database, load: AccessLoader | undefined) {
   const schema: Record<string, unknown> = {
     summary: spec.summary,
     tags: spec.tags,
@@ -239,7 +247,7 @@ function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database
     preHandler: [
       ...extraLimits,
       async (req: FastifyRequest) => {
-        await authorize(database.db, req, req.ctx, spec.guard);
+        await authorize(database.db, req, req.ctx, spec.guard, load);
       },
     ],
     handler: async (req, reply) => {

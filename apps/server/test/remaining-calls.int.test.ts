@@ -179,3 +179,19 @@ describe('form calls', () => {
     expect(own.body.data.hasMaster).toBe(false);
   });
 });
+
+describe('the KBMS calls', () => {
+  it('answer that no knowledge-base system is connected, in the caller language; without the right, 403', async () => {
+    for (const name of ['syncKBMSListDirectDescendant', 'getMapProductRelationship']) {
+      const en = await s.api.post(`/dwd/doc/desensitization/ai/${name}`, { token: dm, headers: { ...P, language: 'en_US' } });
+      expect(en.status).toBe(409);
+      expect(en.body.errorCode).toBe('KBMS_NOT_CONNECTED');
+      expect(en.body.message).toContain('No knowledge-base system (KBMS) is connected');
+      const zh = await s.api.post(`/dwd/doc/desensitization/ai/${name}`, { token: dm, headers: { ...P, language: 'zh_CN' } });
+      expect(zh.body.message).toContain('未连接知识库系统');
+      // the adverse-event reviewer has no right to the desensitization settings
+      const ae = await s.api.login('ae');
+      expect((await s.api.post(`/dwd/doc/desensitization/ai/${name}`, { token: ae, headers: P })).status).toBe(403);
+    }
+  });
+});

@@ -51,6 +51,7 @@ export const ERROR_STATUS = {
   STALE_WRITE: 409,
   /** syncUserToHospital: no hospital connection of the project accepts users (issue 15 item 8) */
   HOSPITAL_SYNC_UNSUPPORTED: 409,
+  KBMS_NOT_CONNECTED: 409,
   UNSUPPORTED_MEDIA_TYPE: 415,
   PAYLOAD_TOO_LARGE: 413,
   /** a subject already has an extraction queued or running (issue 11) */

@@ -242,6 +242,11 @@ export interface Config {
   /** who checks name + ID number for real-name verification (REAL_NAME_PROVIDER; parseRealNameProvider) */
   realNameProvider: 'development' | 'none';
   sessionIdleMinutes: number;
+  /**
+   * GUARD_CACHE (default on; 0 = off): the guard keeps each session's access answer in the process and drops it
+   * on the database's NOTIFY (modules/auth/access-cache.ts); off = one query per request
+   */
+  guardCache: boolean;
   loginMaxFailures: number;
   loginLockMinutes: number;
   /**
@@ -296,6 +301,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     webauthn: parseWebAuthn(process.env, int('PORT', 8080), process.env.NODE_ENV === 'production'),
     realNameProvider: parseRealNameProvider(process.env, process.env.NODE_ENV === 'production'),
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
+    guardCache: !['0', 'false', 'off'].includes((process.env.GUARD_CACHE ?? '').trim().toLowerCase()),
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
     loginLockMinutes: int('LOGIN_LOCK_MINUTES', 15),
     trustProxy: parseTrustProxy(process.env.TRUST_PROXY),

@@ -32,6 +32,12 @@ export interface Database {
    * executeSql) run as the esource_app role, which cannot change the audit trail (app-role.ts).
    */
   ownerExecuteSql(text: string, values?: unknown[]): Promise<SqlResult>;
+  /**
+   * LISTEN on a channel (the guard's cache, issue 16 item 1): `onNotify` gets each payload; `onState(true)` once
+   * listening, `onState(false)` when the connection is lost (on the PostgreSQL server a connection of its own,
+   * opened again every second until it listens again). Resolves after the first attempt; returns the stop.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onState: (listening: boolean) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -59,13 +65,9 @@ export async function openDatabase(opts: {
     }
     // The owner migrates, grants the application role its rights, and runs pg-boss (whose queues are DDL).
     const ownerPool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3 });
-    const pool = new pg.Pool({
-      connectionString: opts.databaseAppUrl ?? opts.databaseUrl,
-      max: Number(process.env.PG_POOL_MAX ?? 10),
-      Client: PreparingClient,
-      // development without an app login: every connection starts as the role (a superuser could SET ROLE back)
-      ...(opts.databaseAppUrl ? {} : { options: `-c role=${APP_ROLE}` }),
-    });
+    // development without an app login: every connection starts as the role (a superuser could SET ROLE back)
+    const appLogin = { connectionString: opts.databaseAppUrl ?? opts.databaseUrl, ...(opts.databaseAppUrl ? {} : { options: `-c role=${APP_ROLE}` }) };
+    const pool = new pg.Pool({ ...appLogin, max: Number(process.env.PG_POOL_MAX ?? 10), Client: PreparingClient });
     // An idle pooled connection the server ends (restart, pg_terminate_backend, a dropped database) emits 'error' on
     // its pool; unhandled, that would end the process. The pool drops the connection and opens another when needed.
     for (const p of [pool, ownerPool]) p.on('error', (err) => console.warn(`[db] idle connection closed by the server: ${err.message}`));
@@ -88,12 +90,74 @@ export async function openDatabase(opts: {
       const r = await p.query(text, values);
       return { rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount };
     };
+    const listeners = new Set<() => Promise<void>>();
+    const listen: Database['listen'] = async (channel, onNotify, onState) => {
+      if (!/^[a-z_]+$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+      let stopped = false;
+      let current: InstanceType<typeof pg.Client> | null = null;
+      let retry: NodeJS.Timeout | null = null;
+      const connect = async () => {
+        const c = new pg.Client({ ...appLogin, keepAlive: true });
+        current = c;
+        let lost = false;
+        const drop = (why: string) => {
+          if (lost || stopped) return;
+          lost = true;
+          current = null;
+          onState(false);
+          console.warn(`[db] ${channel} listener lost (${why}); connecting again`);
+          void c.end().catch(() => undefined);
+          retry = setTimeout(() => void connect(), 1000);
+          retry.unref();
+        };
+        c.on('notification', (m) => {
+          if (m.channel === channel) onNotify(m.payload ?? '');
+        });
+        c.on('error', (err) => drop(err.message));
+        c.on('end', () => drop('connection ended'));
+        try {
+          await c.connect();
+          await c.query(`listen ${channel}`);
+          if (!lost && !stopped) onState(true);
+        } catch (err) {
+          drop((err as Error).message);
+        }
+        // a connection that died without a word (a silent network drop) would lose notifications until TCP noticed:
+        // ask every 5 s; no answer within 5 s counts as lost (the cache is bypassed until the listener is back)
+        const beat = setInterval(() => {
+          if (lost || stopped) return clearInterval(beat);
+          const late = setTimeout(() => drop('no answer to the heartbeat'), 5000);
+          late.unref();
+          c.query('select 1').then(
+            () => clearTimeout(late),
+            (err: unknown) => {
+              clearTimeout(late);
+              drop((err as Error).message);
+            },
+          );
+        }, 5000);
+        beat.unref();
+      };
+      const stop = async () => {
+        stopped = true;
+        listeners.delete(stop);
+        if (retry) clearTimeout(retry);
+        onState(false);
+        await current?.end().catch(() => undefined);
+        current = null;
+      };
+      listeners.add(stop);
+      await connect();
+      return stop;
+    };
     return {
       kind: 'postgres',
       db,
       executeSql: run(pool),
       ownerExecuteSql: run(ownerPool),
+      listen,
       close: async () => {
+        await Promise.all([...listeners].map((stop) => stop()));
         await Promise.all([pool.end(), ownerPool.end()]);
       },
     };
@@ -134,6 +198,16 @@ export async function openDatabase(opts: {
     db: raw as unknown as Db,
     executeSql,
     ownerExecuteSql: executeSql,
+    // one connection in this process: listening never stops until closed; a notification reaches the callback
+    // while the committing statement's answer is read, before the caller's await returns
+    listen: async (channel, onNotify, onState) => {
+      const unlisten = await client.listen(channel, onNotify);
+      onState(true);
+      return async () => {
+        onState(false);
+        if (!client.closed) await unlisten().catch(() => undefined);
+      };
+    },
     close: () => client.close(),
   };
 }

@@ -26,6 +26,7 @@ import { AppError } from '../../lib/errors';
 import { fieldError } from '../../lib/validate';
 import type { Guard, RequestContext } from '../../lib/context';
 import * as repo from './auth.repo';
+import type { AccessLoader } from './access-cache';
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -81,8 +82,17 @@ export function baseContext(req: FastifyRequest): RequestContext {
   };
 }
 
-/** Resolves the session, project and permissions, and enforces the guard. Mutates and returns ctx. */
-export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext, guard: Guard): Promise<RequestContext> {
+/**
+ * Resolves the session, project and permissions, and enforces the guard. Mutates and returns ctx. `load` reads the
+ * access row: the process's AccessCache (invalidated by NOTIFY, access-cache.ts) or the database every time.
+ */
+export async function authorize(
+  db: Db,
+  req: FastifyRequest,
+  ctx: RequestContext,
+  guard: Guard,
+  load: AccessLoader = repo.loadAccess,
+): Promise<RequestContext> {
   const h = contextHeaders(req, ctx.language);
   const token = header(req, 'token') ?? bearer(req);
   const isPublic = 'public' in guard;
@@ -91,7 +101,7 @@ export async function authorize(db: Db, req: FastifyRequest, ctx: RequestContext
     throw new AppError('UNAUTHENTICATED');
   }
   const proId = isPublic ? null : h.proId;
-  const a = await repo.loadAccess(db, hashToken(token), h.env, proId);
+  const a = await load(db, hashToken(token), h.env, proId);
   if (!a || a.expiresAt.getTime() <= Date.now() || a.userStatus !== 1) {
     if (isPublic) return ctx;
     throw new AppError('UNAUTHENTICATED');

@@ -18,6 +18,7 @@ import {
 } from '@esource/shared';
 import { z } from 'zod';
 import type { AppDeps } from '../../app-deps';
+import { AppError } from '../../lib/errors';
 import { defineRoute, type RouteSpec } from '../../lib/route';
 import { DeidConfigService } from './deid-config.service';
 
@@ -105,5 +106,18 @@ export function deidConfigRoutes({ database }: AppDeps): RouteSpec[] {
       response: deidTestResult,
       handler: async ({ ctx, body }) => svc.test(ctx, body.text),
     }),
+    // spec §7 names these two and nothing more (no inputs, results or the knowledge base behind them): they answer
+    // that no KBMS is connected, naming where the same settings live here (docs/decisions.md "The KBMS calls")
+    ...(['syncKBMSListDirectDescendant', 'getMapProductRelationship'] as const).map((name) =>
+      defineRoute({
+        method: 'POST',
+        url: `/dwd/doc/desensitization/ai/${name}`,
+        guard: READ,
+        summary: `KBMS ${name}: refused (KBMS_NOT_CONNECTED), as no knowledge-base system is connected to this installation`,
+        tags,
+        response: z.null(),
+        handler: () => Promise.reject(new AppError('KBMS_NOT_CONNECTED')),
+      }),
+    ),
   ];
 }
