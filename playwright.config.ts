@@ -52,6 +52,8 @@ export default defineConfig({
     baseURL,
     browserName: 'chromium',
     viewport: { width: 1440, height: 900 },
+    // the app honours the system's "reduce motion": no antd animations to wait for and render (CPU on two cores)
+    reducedMotion: 'reduce',
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {
@@ -81,6 +83,8 @@ export default defineConfig({
           PORT: port,
           HOST: '127.0.0.1',
           DATA_DIR: process.env.E2E_DATA_DIR,
+          // always the embedded database of `npm start` (CI sets DATABASE_URL for the API integration tests only)
+          DATABASE_URL: '',
           WEB_DIST: process.env.E2E_SKIP_BUILD === '1' ? (process.env.WEB_DIST ?? 'apps/web/dist') : webDist,
           SKIP_WEB_BUILD: '1',
           ESOURCE_TEST_HOOKS: '1',
