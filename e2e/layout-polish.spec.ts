@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import path from 'node:path';
-import { ARTIFACTS, apiLogin, type ApiSession } from './helpers';
+import { ARTIFACTS, apiLogin, enterDemoProject, openLoggedIn, type ApiSession } from './helpers';
 
 /**
  * What a new user found (layout and form polish): list tables whose fixed action column covered other columns,
@@ -243,5 +243,34 @@ test('a role users hold cannot be deleted: the button is disabled and says why',
       lang === 'en_US' ? 'In use by' : '位用户使用',
     );
     await shot(page, `roles-in-use-${lang}.png`);
+  }
+});
+
+test('on a 390 px phone the header fits (icons, environment code, project number) and the side menu starts folded', async ({
+  page,
+  request,
+}) => {
+  const s = await apiLogin(request, 'dm', 1, 'main');
+  for (const lang of LANGS) {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openLoggedIn(page, s, 'main', '/overview', lang);
+    await enterDemoProject(page);
+    await expect(page.getByTestId('side-menu')).toHaveAttribute('data-collapsed', 'false');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.getByTestId('side-menu')).toHaveAttribute('data-collapsed', 'true');
+    const header = page.locator('.esource-header');
+    // nothing of the header runs past the screen's edge; the user menu and the language stay reachable
+    expect(await header.evaluate((h) => h.scrollWidth)).toBeLessThanOrEqual(390);
+    for (const id of ['user-dropdown', 'language-switch', 'env-switch', 'message-badge']) {
+      const box = await page.getByTestId(id).boundingBox();
+      expect(box && box.x + box.width, id).toBeLessThanOrEqual(390);
+    }
+    await expect(page.getByTestId('env-switch')).toHaveText(/^PRO/);
+    await shot(page, `header-390-${lang}.png`);
+    // back on a wide screen: the words and the unfolded menu return
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await expect(page.getByTestId('side-menu')).toHaveAttribute('data-collapsed', 'false');
+    await expect(page.getByTestId('user-dropdown')).toBeVisible();
+    await page.evaluate(() => sessionStorage.clear());
   }
 });

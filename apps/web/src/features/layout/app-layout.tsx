@@ -283,6 +283,9 @@ function AppLayout() {
             collapsed={collapsed}
             trigger={null}
             collapsible
+            // a phone or a narrow window starts with the menu folded (not remembered: the desktop keeps its choice)
+            breakpoint="md"
+            onBreakpoint={(narrow) => setCollapsed(narrow || readJson('menuCollapsed') === true)}
             data-testid="side-menu"
             data-collapsed={collapsed}
           >

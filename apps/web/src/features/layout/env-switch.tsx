@@ -130,7 +130,8 @@ export function EnvSwitch() {
         style={{ cursor: 'pointer', marginInlineEnd: 0, padding: '2px 8px' }}
         data-testid="env-switch"
       >
-        {t(`env.${env}`)} <DownOutlined style={{ fontSize: 10 }} />
+        <span className="esource-narrow-hide">{t(`env.${env}`)}</span>
+        <span className="esource-narrow-only">{env}</span> <DownOutlined style={{ fontSize: 10 }} />
       </Tag>
     </Dropdown>
   );

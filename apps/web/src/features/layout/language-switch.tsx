@@ -22,9 +22,10 @@ export function LanguageSwitch({ light = false }: { light?: boolean }) {
         type="text"
         icon={<GlobalOutlined />}
         data-testid="language-switch"
+        aria-label={LABEL[language]}
         style={light ? { color: '#fff' } : undefined}
       >
-        {LABEL[language]}
+        <span className="esource-narrow-hide">{LABEL[language]}</span>
       </Button>
     </Dropdown>
   );

@@ -67,9 +67,12 @@ export function SearchButton({ onOpen }: { onOpen: () => void }) {
         icon={<SearchOutlined />}
         onClick={onOpen}
         data-testid="search-button"
+        aria-label={t('search')}
         style={{ color: 'rgba(0,0,0,.45)' }}
       >
-        {t('search')} <kbd style={{ fontSize: 11, marginInlineStart: 4 }}>{mac ? '⌘K' : 'Ctrl K'}</kbd>
+        <span className="esource-narrow-hide">
+          {t('search')} <kbd style={{ fontSize: 11, marginInlineStart: 4 }}>{mac ? '⌘K' : 'Ctrl K'}</kbd>
+        </span>
       </Button>
     </Tooltip>
   );

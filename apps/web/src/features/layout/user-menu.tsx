@@ -93,7 +93,10 @@ export function UserMenu({
           icon={<UserOutlined />}
           style={{ background: '#1668dc' }}
         />
-        <span style={{ maxWidth: 140, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+        <span
+          className="esource-narrow-hide"
+          style={{ maxWidth: 140, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
+        >
           {name}
         </span>
         <DownOutlined style={{ fontSize: 10 }} />
