@@ -267,12 +267,15 @@ describe('readable records', () => {
       (x) => x.reason === 'hidden by display condition',
     )!;
     expect(again.display.reason).toBe('Cleared because a display condition hides the item');
+    // a machine actor is named in the reader's language
+    expect(again.userName).toBe('System');
     expect(again.display.visit).toBe('Screening');
     const zh = (await list(cra, { action: 'crf.value' }, 'zh_CN')).body.data.content.find(
       (x) => x.id === again.id,
     )!;
     expect(zh.display.reason).toBe('显示条件隐藏了该数据项，已清空');
     expect(zh.display.visit).toBe('筛选访视');
+    expect(zh.userName).toBe('系统');
     expect(zh.display.event).toBe('修改表单条目');
 
     const cells = await exportCells(cra, { action: 'crf.value' });

@@ -464,7 +464,12 @@ export async function presentAuditRows(
       reason,
     };
     const { createdAt, chainKey: _c, hash: _h, prevHash: _p, ...rest } = r;
-    return { ...rest, oldValue, newValue, reason: reasonRaw, createTime: createdAt.toISOString(), display };
+    // the machine actors (no user): background jobs and a shared form's participant, named in the reader's language
+    const userName =
+      rest.userId === null && (rest.userName === 'system' || rest.userName === 'participant')
+        ? t(`audit.actors.${rest.userName}`)
+        : rest.userName;
+    return { ...rest, userName, oldValue, newValue, reason: reasonRaw, createTime: createdAt.toISOString(), display };
   });
 }
 
