@@ -31,6 +31,11 @@ function runStep([name, cmd, args], alone) {
     const child = spawn(cmd, args, { cwd: root, stdio: alone ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: process.env });
     const held = [];
     if (!alone) for (const s of [child.stdout, child.stderr]) s.on('data', (c) => held.push(c));
+    // a command that cannot start at all (not installed) fails its step instead of leaving the run waiting
+    child.on('error', (err) => {
+      console.error(`${name}: ${err.message}`);
+      resolve({ name, ok: false, s: ((Date.now() - t) / 1000).toFixed(1) });
+    });
     child.on('close', (code) => {
       if (!alone) {
         console.log(`\n=== ${name} (output) ===`);
