@@ -91,8 +91,34 @@ export async function openDatabase(opts: {
       return { rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount };
     };
     const listeners = new Set<() => Promise<void>>();
+    // Every pooled connection listens as well. PostgreSQL sends a listening session its own transaction's
+    // notifications at commit, before the COMMIT's answer: a request that changed what the guard reads has had
+    // its notification handled before it can answer, so the user's next request sees the change (read your own
+    // writes in this process). The dedicated connection below carries the other processes' notifications and
+    // says whether the channel is up. A connection starts listening when it is next taken from the pool: its
+    // LISTEN is queued ahead of the taker's first statement.
+    const poolChannels = new Map<string, Set<(payload: string) => void>>();
+    const poolListens = new WeakMap<object, Set<string>>();
+    pool.on('acquire', (client) => {
+      let done = poolListens.get(client);
+      if (!done) {
+        const mine = (done = new Set<string>());
+        poolListens.set(client, mine);
+        client.on('notification', (m) => {
+          for (const fn of poolChannels.get(m.channel) ?? []) fn(m.payload ?? '');
+        });
+      }
+      for (const ch of poolChannels.keys()) {
+        if (done.has(ch)) continue;
+        done.add(ch);
+        client.query(`listen ${ch}`).catch(() => done.delete(ch));
+      }
+    });
     const listen: Database['listen'] = async (channel, onNotify, onState) => {
       if (!/^[a-z_]+$/.test(channel)) throw new Error(`bad channel name ${channel}`);
+      let onPool = poolChannels.get(channel);
+      if (!onPool) poolChannels.set(channel, (onPool = new Set()));
+      onPool.add(onNotify);
       let stopped = false;
       let current: InstanceType<typeof pg.Client> | null = null;
       let retry: NodeJS.Timeout | null = null;
@@ -141,6 +167,7 @@ export async function openDatabase(opts: {
       const stop = async () => {
         stopped = true;
         listeners.delete(stop);
+        onPool.delete(onNotify);
         if (retry) clearTimeout(retry);
         onState(false);
         await current?.end().catch(() => undefined);

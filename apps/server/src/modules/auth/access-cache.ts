@@ -5,7 +5,8 @@
  *
  * Never stale once the database has said so: triggers (migration 0044) send NOTIFY esource_access at commit,
  * 's:<token hash>' when a session changes and '*' when a user, role, role permission, membership, membership site
- * or project changes; each API process listens and drops the entries concerned. While the listener is not
+ * or project changes; each API process listens and drops the entries concerned. Its pooled connections listen too
+ * (db/client.ts), so a change made by this process has reached the cache before the changing request answers. While the listener is not
  * listening (not yet connected, connection lost) the cache is bypassed and emptied. A row loaded while a
  * notification arrived is not kept (the generation counter), since it may have been read before that commit.
  * Entries also go after TTL_MS, and the oldest sessions' entries go when there are more than MAX_ENTRIES.
