@@ -150,7 +150,7 @@ describe('EDC sync, kind 1 (ODM over HTTP)', () => {
     expect(edc.value(ptsNo, aePath, 'I.AE.AETERM')).toBe('Headache');
     expect(edc.removals).toContainEqual({ subject: ptsNo, level: 'item', event: 'SE.V1', form: 'F.VS', group: 'IG.VS', item: 'I.VS.HR' });
     const cleared = (await api<{ content: EdcLogRow[] }>('/edcLog/list', { ptsNo, runId: first.id, action: 'sent', pageSize: 50 })).body.data.content;
-    const vsLog = await detail(cleared.find((l) => l.dataName?.includes('生命体征'))!.id);
+    const vsLog = await detail(cleared.find((l) => l.dataName?.includes('Vital signs'))!.id);
     expect(vsLog.changes).toContainEqual(expect.objectContaining({ item: 'I.VS.HR', local: 'Heart rate', old: '71', new: null }));
     expect(vsLog.request).toContain('<ItemData ItemOID="I.VS.HR" TransactionType="Remove"/>');
 

@@ -8,6 +8,7 @@
  * overwriteBehavior=overwrite; action=delete of the instrument's instance).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import ExcelJS from 'exceljs';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { EdcConfigView, EdcLogRow, EdcMappingView, EdcRunView, SyncCenterStatusRow } from '@esource/shared';
 
@@ -194,6 +195,34 @@ describe('syncing', () => {
     expect(after.body.data.content.map((l) => l.action)).toEqual(expect.arrayContaining(['refused', 'sent']));
     const detail = await api<{ changes: { item: string; old: string | null; new: string | null }[] }>('/edcLog/getChangeLogList', { id: after.body.data.content[0]!.id });
     expect(detail.body.data.changes).toContainEqual(expect.objectContaining({ item: 'sysbp', old: '121', new: '130' }));
+  });
+
+  it("the log names the visit and form in the reader's language, and the name filter takes the reader's option", async () => {
+    const zh = { ...H, language: 'zh_CN' };
+    const list = (headers: typeof H, json: Record<string, unknown>) => s.api.post<EdcLogPage>('/edcLog/list', { token: tok.dm, headers, json: { ptsNo: subjectsNo[1]!, pageSize: 50, ...json } });
+    const names = (headers: typeof H) => s.api.post<string[]>('/edcLog/getDataNameList', { token: tok.dm, headers, json: {} });
+    expect((await list(H, {})).body.data.content.map((l) => l.dataName)).toContain('Screening / Vital signs');
+    expect((await list(zh, {})).body.data.content.map((l) => l.dataName)).toContain('筛选访视 / 生命体征');
+    expect((await names(H)).body.data).toContain('Screening / Vital signs');
+    expect((await names(H)).body.data).not.toContain('筛选访视 / 生命体征');
+    expect((await names(zh)).body.data).toContain('筛选访视 / 生命体征');
+    const en = (await list(H, { dataName: 'Screening / Vital signs' })).body.data;
+    const cn = (await list(zh, { dataName: '筛选访视 / 生命体征' })).body.data;
+    expect(en.totalCount).toBeGreaterThan(0);
+    expect(en.content.map((l) => l.id)).toEqual(cn.content.map((l) => l.id));
+    const detail = await s.api.post<{ dataName: string }>('/edcLog/getChangeLogList', { token: tok.dm, headers: H, json: { id: en.content[0]!.id } });
+    expect(detail.body.data.dataName).toBe('Screening / Vital signs');
+    // the Excel export names them in the reader's language too
+    const x = await fetch(`${s.url}/api/edcLog/export?ptsNo=${encodeURIComponent(subjectsNo[1]!)}`, { headers: { token: tok.dm, proId: '1', proType: 'PRO', language: 'en_US' } });
+    expect(x.status).toBe(200);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(await x.arrayBuffer());
+    const ws = wb.worksheets[0]!;
+    const col = (ws.getRow(1).values as unknown[]).indexOf('Visit / form');
+    expect(col).toBeGreaterThan(0);
+    const cells = Array.from({ length: ws.rowCount - 1 }, (_, i) => ws.getRow(i + 2).getCell(col).value);
+    expect(cells).toContain('Screening / Vital signs');
+    expect(cells.map(String).join()).not.toMatch(/[\u4e00-\u9fff]/);
   });
 
   it('a value changed at the EDC since the last sync is a conflict, not overwritten', async () => {

@@ -1832,8 +1832,10 @@ export const edcLogs = pgTable(
     subjectId: integer('subject_id').references(() => subjects.id),
     instanceId: integer('instance_id').references(() => crfInstances.id),
     ptsNo: varchar('pts_no', { length: 30 }),
-    /** the form's name and visit's name when logged (what getDataNameList offers) */
+    /** the visit's and form's names when logged (the design's; what getDataNameList offers a Chinese reader) */
     dataName: varchar('data_name', { length: 200 }),
+    /** the same in English when the design has English names (an English reader's; null: data_name is shown) */
+    dataNameEn: varchar('data_name_en', { length: 200 }),
     /** 'sent' | 'removed' | 'refused' | 'conflict' | 'error' */
     action: varchar('action', { length: 10 }).notNull(),
     /** 2 success, 3 failed */

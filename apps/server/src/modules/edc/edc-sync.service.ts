@@ -68,6 +68,8 @@ interface Prepared {
   /** target item → our item's label, zh and en (the log shows the reader's) */
   locals: Record<string, { zh: string; en: string | null }>;
   dataName: string;
+  /** the same with the design's English names, when it has any */
+  dataNameEn: string | null;
   prev: typeof edcSyncRecords.$inferSelect | undefined;
 }
 type LogChange = NonNullable<(typeof edcLogs.$inferInsert)['changes']>[number];
@@ -277,7 +279,7 @@ export class EdcSyncService {
         for (const [p, diffs] of conflicts) {
           const reason = t('edc.conflict', { items: diffs.join('; ') });
           await tx.update(edcSyncRecords).set({ status: EDC_SYNC_STATUS.failed, reason: reason.slice(0, 1000), updatedAt: now }).where(thisRecord(p));
-          await tx.insert(edcLogs).values({ ...logBase, instanceId: p.instanceId, dataName: p.dataName, action: 'conflict', status: 3, reason: reason.slice(0, 1000), changes: this.changes(p) });
+          await tx.insert(edcLogs).values({ ...logBase, instanceId: p.instanceId, dataName: p.dataName, dataNameEn: p.dataNameEn, action: 'conflict', status: 3, reason: reason.slice(0, 1000), changes: this.changes(p) });
           counts.conflicts++;
         }
         for (const p of sendable) {
@@ -289,19 +291,19 @@ export class EdcSyncService {
           if (r.ok && p.record.remove) {
             // removed at the EDC (or nothing left there to remove): the instance no longer has a sync state
             await tx.delete(edcSyncRecords).where(thisRecord(p));
-            await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, action: 'removed', status: 2, reason: r.noop ? t('edc.removedAbsent') : null, changes: this.changes(p) });
+            await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, dataNameEn: p.dataNameEn, action: 'removed', status: 2, reason: r.noop ? t('edc.removedAbsent') : null, changes: this.changes(p) });
             counts.removed = (counts.removed ?? 0) + 1;
           } else if (r.ok) {
             await tx
               .update(edcSyncRecords)
               .set({ status: EDC_SYNC_STATUS.synced, sentHash: p.hash, sentValues: p.values, reason: null, syncedAt: now, updatedAt: now })
               .where(thisRecord(p));
-            await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, action: 'sent', status: 2, changes: this.changes(p) });
+            await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, dataNameEn: p.dataNameEn, action: 'sent', status: 2, changes: this.changes(p) });
             counts.synced++;
           } else {
             const reason = (r.reason ?? t('edc.refused')).slice(0, 1000);
             await tx.update(edcSyncRecords).set({ status: EDC_SYNC_STATUS.failed, reason, updatedAt: now }).where(thisRecord(p));
-            await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, action: 'refused', status: 3, reason, changes: this.changes(p) });
+            await tx.insert(edcLogs).values({ ...logBase, ...exchange, instanceId: p.instanceId, dataName: p.dataName, dataNameEn: p.dataNameEn, action: 'refused', status: 3, reason, changes: this.changes(p) });
             counts.failed++;
           }
         }
@@ -412,6 +414,10 @@ export class EdcSyncService {
         values: Object.fromEntries(items.map((x) => [x.item, x.value])),
         locals,
         dataName: `${visit.name} / ${form.name}${i.repeatNo > 1 ? ` #${i.repeatNo}` : ''}`.slice(0, 200),
+        dataNameEn:
+          visit.nameEn || form.nameEn
+            ? `${visit.nameEn || visit.name} / ${form.nameEn || form.name}${i.repeatNo > 1 ? ` #${i.repeatNo}` : ''}`.slice(0, 200)
+            : null,
         prev: prev.find((p) => p.instanceId === i.id),
       });
     }

@@ -2,7 +2,7 @@
  * EDC configuration, mapping, status lists and the EDC log (issue 14 items 2–4). The sync itself is in
  * edc-sync.service.ts. Every call is scoped to the caller's project and environment, lists also to their sites.
  */
-import { and, asc, count, desc, eq, gte, inArray, isNull, lt, max, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, isNull, lt, max, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   EDC_SYNC_STATUS,
@@ -460,7 +460,8 @@ export class EdcService {
       q.siteId ? eq(edcLogs.siteId, q.siteId) : undefined,
       q.action ? eq(edcLogs.action, q.action) : undefined,
       q.status ? eq(edcLogs.status, q.status) : undefined,
-      q.dataName ? eq(edcLogs.dataName, q.dataName) : undefined,
+      // the option the reader picked is in their language (getDataNameList): either name matches
+      q.dataName ? or(eq(edcLogs.dataName, q.dataName), eq(edcLogs.dataNameEn, q.dataName)) : undefined,
       q.createdBy ? eq(edcLogs.createdBy, q.createdBy) : undefined,
       q.dateFrom ? gte(edcLogs.createdAt, new Date(`${q.dateFrom}T00:00:00Z`)) : undefined,
       q.dateTo ? lt(edcLogs.createdAt, new Date(new Date(`${q.dateTo}T00:00:00Z`).getTime() + 86_400_000)) : undefined,
@@ -474,14 +475,14 @@ export class EdcService {
       .leftJoin(sites, eq(sites.id, edcLogs.siteId));
   }
 
-  private logRow(x: { l: typeof edcLogs.$inferSelect; siteName: string | null }): EdcLogRow {
+  private logRow(x: { l: typeof edcLogs.$inferSelect; siteName: string | null }, lang: Language): EdcLogRow {
     return {
       id: x.l.id,
       runId: x.l.runId,
       ptsId: x.l.subjectId,
       ptsNo: x.l.ptsNo,
       siteName: x.siteName,
-      dataName: x.l.dataName,
+      dataName: (lang === 'en_US' && x.l.dataNameEn) || x.l.dataName,
       action: x.l.action as EdcLogRow['action'],
       status: x.l.status,
       changeCount: x.l.changes?.length ?? 0,
@@ -500,7 +501,7 @@ export class EdcService {
       .orderBy(q.sortOrder === 'asc' ? asc(edcLogs.id) : desc(edcLogs.id))
       .limit(q.pageSize)
       .offset(offsetOf(q));
-    return pageOf(q, n, rows.map((x) => this.logRow(x)));
+    return pageOf(q, n, rows.map((x) => this.logRow(x, ctx.language)));
   }
 
   /** A log entry's item changes with our items' labels in the reader's language (en when the design has it). */
@@ -518,7 +519,7 @@ export class EdcService {
     return rows.map((x) => {
       const changes = EdcService.changesIn(x.l.changes, ctx.language);
       return {
-        ...this.logRow(x),
+        ...this.logRow(x, ctx.language),
         changes,
         request: null,
         response: null,
@@ -531,18 +532,19 @@ export class EdcService {
   async logDetail(ctx: ProjectScopedContext, id: number): Promise<EdcLogDetail> {
     const [x] = await this.logSelect().where(and(this.logWhere(ctx, {}), eq(edcLogs.id, id)));
     if (!x) throw new AppError('NOT_FOUND', { entity: 'edcLog' });
-    return { ...this.logRow(x), changes: EdcService.changesIn(x.l.changes, ctx.language), request: x.l.request, response: x.l.response };
+    return { ...this.logRow(x, ctx.language), changes: EdcService.changesIn(x.l.changes, ctx.language), request: x.l.request, response: x.l.response };
   }
 
-  /** POST /edcLog/getDataNameList: the form/visit names the log holds (a filter's options). */
+  /** POST /edcLog/getDataNameList: the visit / form names the log holds, in the reader's language (a filter's options). */
   async dataNames(ctx: ProjectScopedContext): Promise<string[]> {
+    const name = ctx.language === 'en_US' ? sql<string>`coalesce(${edcLogs.dataNameEn}, ${edcLogs.dataName})` : sql<string>`${edcLogs.dataName}`;
     const rows = await this.db
-      .selectDistinct({ n: edcLogs.dataName })
+      .selectDistinct({ n: name })
       .from(edcLogs)
       .where(and(this.logWhere(ctx, {}), sql`${edcLogs.dataName} is not null`))
-      .orderBy(asc(edcLogs.dataName))
+      .orderBy(asc(name))
       .limit(500);
-    return rows.map((r) => r.n!);
+    return rows.map((r) => r.n);
   }
 
   /** POST /edcLog/getCreator: who started syncs (a filter's options). */
