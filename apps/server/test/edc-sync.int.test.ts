@@ -213,7 +213,7 @@ describe('syncing', () => {
     const detail = await s.api.post<{ dataName: string }>('/edcLog/getChangeLogList', { token: tok.dm, headers: H, json: { id: en.content[0]!.id } });
     expect(detail.body.data.dataName).toBe('Screening / Vital signs');
     // the Excel export names them in the reader's language too
-    const x = await fetch(`${s.url}/api/edcLog/export?ptsNo=${encodeURIComponent(subjectsNo[1]!)}`, { headers: { token: tok.dm, proId: '1', proType: 'PRO', language: 'en_US' } });
+    const x = await fetch(`${s.url}/api/edcLog/export?ptsNo=${encodeURIComponent(subjectsNo[1]!)}`, { headers: { token: tok.dm!, proId: '1', proType: 'PRO', language: 'en_US' } });
     expect(x.status).toBe(200);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load(await x.arrayBuffer());

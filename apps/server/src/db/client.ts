@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import * as schema from './schema';
 import { SERVER_ROOT } from '../config/config';
+import type { PoolListens } from './prepared-client';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -41,6 +42,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The guard cache's NOTIFY channel (migration 0044's triggers; modules/auth/access-cache.ts). */
+export const ACCESS_CHANNEL = 'esource_access';
+
 export const MIGRATIONS_FOLDER = path.join(SERVER_ROOT, 'drizzle');
 
 export async function openDatabase(opts: {
@@ -67,7 +71,13 @@ export async function openDatabase(opts: {
     const ownerPool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3 });
     // development without an app login: every connection starts as the role (a superuser could SET ROLE back)
     const appLogin = { connectionString: opts.databaseAppUrl ?? opts.databaseUrl, ...(opts.databaseAppUrl ? {} : { options: `-c role=${APP_ROLE}` }) };
-    const pool = new pg.Pool({ ...appLogin, max: Number(process.env.PG_POOL_MAX ?? 10), Client: PreparingClient });
+    // Every pooled connection listens to the guard cache's channel as well. PostgreSQL sends a listening session its
+    // own transaction's notifications at commit, before the COMMIT's answer: a request that changed what the guard
+    // reads has had its notification handled before it can answer, so the user's next request sees the change (read
+    // your own writes in this process). The dedicated connection of listen() carries the other processes'
+    // notifications and says whether the channel is up.
+    const poolListens: PoolListens = { channels: [ACCESS_CHANNEL], handlers: new Map() };
+    const pool = new pg.Pool({ ...appLogin, max: Number(process.env.PG_POOL_MAX ?? 10), Client: PreparingClient, poolListens } as ConstructorParameters<typeof pg.Pool>[0]);
     // An idle pooled connection the server ends (restart, pg_terminate_backend, a dropped database) emits 'error' on
     // its pool; unhandled, that would end the process. The pool drops the connection and opens another when needed.
     for (const p of [pool, ownerPool]) p.on('error', (err) => console.warn(`[db] idle connection closed by the server: ${err.message}`));
@@ -91,33 +101,10 @@ export async function openDatabase(opts: {
       return { rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount };
     };
     const listeners = new Set<() => Promise<void>>();
-    // Every pooled connection listens as well. PostgreSQL sends a listening session its own transaction's
-    // notifications at commit, before the COMMIT's answer: a request that changed what the guard reads has had
-    // its notification handled before it can answer, so the user's next request sees the change (read your own
-    // writes in this process). The dedicated connection below carries the other processes' notifications and
-    // says whether the channel is up. A connection starts listening when it is next taken from the pool: its
-    // LISTEN is queued ahead of the taker's first statement.
-    const poolChannels = new Map<string, Set<(payload: string) => void>>();
-    const poolListens = new WeakMap<object, Set<string>>();
-    pool.on('acquire', (client) => {
-      let done = poolListens.get(client);
-      if (!done) {
-        const mine = (done = new Set<string>());
-        poolListens.set(client, mine);
-        client.on('notification', (m) => {
-          for (const fn of poolChannels.get(m.channel) ?? []) fn(m.payload ?? '');
-        });
-      }
-      for (const ch of poolChannels.keys()) {
-        if (done.has(ch)) continue;
-        done.add(ch);
-        client.query(`listen ${ch}`).catch(() => done.delete(ch));
-      }
-    });
     const listen: Database['listen'] = async (channel, onNotify, onState) => {
       if (!/^[a-z_]+$/.test(channel)) throw new Error(`bad channel name ${channel}`);
-      let onPool = poolChannels.get(channel);
-      if (!onPool) poolChannels.set(channel, (onPool = new Set()));
+      let onPool = poolListens.handlers.get(channel);
+      if (!onPool) poolListens.handlers.set(channel, (onPool = new Set()));
       onPool.add(onNotify);
       let stopped = false;
       let current: InstanceType<typeof pg.Client> | null = null;

@@ -23,7 +23,45 @@ function nameOf(text: string): string {
 
 type QueryConfigLike = { text: string; values?: unknown[]; name?: string };
 
+/**
+ * Channels every pooled connection LISTENs to from the moment it connects, and who is told of their notifications
+ * (db/client.ts: read your own writes for the guard's cache). One per pool, passed in the pool's options.
+ */
+export interface PoolListens {
+  channels: readonly string[];
+  handlers: Map<string, Set<(payload: string) => void>>;
+}
+
 export class PreparingClient extends pg.Client {
+  private readonly listens: PoolListens | undefined;
+
+  constructor(config?: pg.ClientConfig & { poolListens?: PoolListens }) {
+    super(config);
+    const listens = (this.listens = config?.poolListens);
+    if (listens?.channels.length)
+      this.on('notification', (m) => {
+        // only this session's own notifications (those of its commits, received before the COMMIT's answer); the
+        // others reach every listening connection and are the dedicated listener's: handling them here too would
+        // repeat each one once per pooled connection, at whatever moment each connection reads it
+        if ((m as { processId?: number }).processId !== (this as unknown as { processID: number | null }).processID) return;
+        for (const fn of listens.handlers.get(m.channel) ?? []) fn(m.payload ?? '');
+      });
+  }
+
+  // connected, then listening on the pool's channels before the pool hands the connection out (one statement at a
+  // time); pg's connect() takes a callback (the pool's way) or returns a promise
+  override connect(...args: unknown[]): never {
+    const callback = args[0] as ((err: Error | null, c?: pg.Client) => void) | undefined;
+    const ready = (async () => {
+      await super.connect();
+      for (const ch of this.listens?.channels ?? []) await super.query(`listen ${ch}`);
+      return this;
+    })();
+    if (!callback) return ready as never;
+    ready.then((c) => callback(null, c), (err: unknown) => callback(err as Error));
+    return undefined as never;
+  }
+
   // pg's query() has many overloads; this one only adds a name to parameterised calls and passes the rest on
   override query(...args: unknown[]): never {
     const [first, second] = args;

@@ -12,10 +12,10 @@
  * Entries also go after TTL_MS, and the oldest sessions' entries go when there are more than MAX_ENTRIES.
  */
 import type { Env } from '@esource/shared';
-import type { Database, DbOrTx } from '../../db/client';
+import { ACCESS_CHANNEL, type Database, type DbOrTx } from '../../db/client';
 import { loadAccess, type AccessRow } from './auth.repo';
 
-export const ACCESS_CHANNEL = 'esource_access';
+export { ACCESS_CHANNEL };
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 
