@@ -45,8 +45,24 @@ describe('LocalFileStore', () => {
     await expect(drain()).rejects.toThrow(/does not match its key/);
   });
 
+  it('deletes the content under a key; a key with nothing under it is no error', async () => {
+    const store = new LocalFileStore(root);
+    const bytes = Buffer.from('a generated file, deleted by its owner');
+    const { key } = await store.put(bytes);
+    await store.delete(key);
+    expect(await store.exists(key)).toBe(false);
+    expect(fs.existsSync(path.join(root, key.slice(0, 2), key))).toBe(false);
+    await expect(store.get(key)).rejects.toThrow();
+    await store.delete(key);
+    // stored again after the delete
+    expect((await store.put(bytes)).key).toBe(key);
+    expect((await store.get(key)).equals(bytes)).toBe(true);
+  });
+
   it('refuses keys that are not a SHA-256 (no path outside the root)', async () => {
     const store = new LocalFileStore(root);
     await expect(store.get('../../etc/passwd')).rejects.toThrow(/bad file key/);
+    await expect(store.delete('../../etc/passwd')).rejects.toThrow(/bad file key/);
+    await expect(store.delete('A'.repeat(64))).rejects.toThrow(/bad file key/);
   });
 });

@@ -94,6 +94,18 @@ describe('S3FileStore', () => {
     expect(() => store.objectOf('../../etc/passwd')).toThrow(/bad file key/);
   });
 
+  it('deletes an object; deleting a missing one is no error; a bad key is refused', async () => {
+    const store = new S3FileStore(settings);
+    const bytes = Buffer.from('a generated export, deleted by its owner');
+    const { key } = await store.put(bytes);
+    await store.delete(key);
+    expect(await store.exists(key)).toBe(false);
+    const listed = await store.client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: store.objectOf(key) }));
+    expect(listed.Contents ?? []).toEqual([]);
+    await store.delete(key);
+    await expect(store.delete('../x')).rejects.toThrow(/bad file key/);
+  });
+
   it('refuses an object whose bytes no longer match its key', async () => {
     const store = new S3FileStore(settings);
     const { key } = await store.put(Buffer.from('the original scan'));

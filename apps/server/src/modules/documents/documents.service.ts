@@ -28,6 +28,7 @@ import { actorOf, recordAudit } from '../audit/audit.service';
 import { SubjectsService } from '../subjects/subjects.service';
 import { taskErrorMessage } from '../sources/extract.service';
 import type { DeidJob } from './deid.job';
+import { retainContent } from './file-refs';
 import type { FileStore } from './file-store';
 import type { CheckedFile } from './upload-check';
 import { staleWrite } from '../../lib/stale';
@@ -116,6 +117,8 @@ export class DocumentsService {
     const rows = await this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`source-file-upload:${s.id}`}))`);
       await this.checkSubject(tx, s, files.length);
+      // the same content may be a generated file being deleted right now (file-refs.ts)
+      await retainContent(tx, this.store, files.map((f, i) => ({ key: keys[i]!, bytes: f.bytes })));
       const inserted = await tx
         .insert(sourceFiles)
         .values(

@@ -6,6 +6,8 @@
  * - s3: any S3-compatible object store (AWS S3, MinIO, Ceph, OSS/COS in S3 mode), objects `<prefix>ab/abcdef…`; a PUT
  *   is atomic (an object is whole or absent) and carries its SHA-256, which the store checks.
  * Reads check the bytes against their key in both: a damaged or swapped object is an error, never silently served.
+ * A key is shared by every row holding the same content: bytes are deleted only through file-refs.ts, which checks
+ * every referencing table under the key's lock.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -13,7 +15,7 @@ import fs from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Config, S3Settings } from '../../config/config';
 
 export interface FileStore {
@@ -29,6 +31,11 @@ export interface FileStore {
   putFile(file: string, sha256: string, size: number): Promise<{ key: string; size: number }>;
   /** The content under a key as a stream, checked against its key at the end (a mismatch ends it with an error). */
   getStream(key: string): Promise<Readable>;
+  /**
+   * Removes the content under a key (nothing there is not an error). Other rows may hold the same key: call it only
+   * through file-refs.ts `releaseContent`, which checks them under the key's lock.
+   */
+  delete(key: string): Promise<void>;
 }
 
 /** A stream of stored content that fails at its end when the content is not what its key says. */
@@ -124,6 +131,14 @@ export class LocalFileStore implements FileStore {
       return false;
     }
   }
+
+  async delete(key: string): Promise<void> {
+    try {
+      await fs.unlink(this.pathOf(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
 }
 
 /** The bytes, once they are what their key says. */
@@ -205,6 +220,18 @@ export class S3FileStore implements FileStore {
     } catch (err) {
       if (statusOf(err) === 404) return false;
       throw err;
+    }
+  }
+
+  /**
+   * (S3 answers a missing object's DELETE with success too. On a versioned bucket the old version stays until the
+   * bucket's lifecycle rule expires noncurrent versions.)
+   */
+  async delete(key: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.objectOf(key) }));
+    } catch (err) {
+      if (statusOf(err) !== 404) throw err;
     }
   }
 }

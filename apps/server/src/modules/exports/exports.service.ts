@@ -5,7 +5,8 @@
  * in the progress panel. One file per user × kind × scope is made at a time (a partial unique index decides races);
  * one whose worker died — no heartbeat for STALE_MS, or a queued one whose job pg-boss no longer holds — is failed when
  * looked at, so it never blocks the next. Download: the same project and environment, the kind's permission and the
- * file's site in the caller's reach; every download is audited.
+ * file's site in the caller's reach; every download is audited. Delete keeps the row (audit) and removes the bytes
+ * from the store unless another row holds the same content (file-refs.ts); a sweep finishes what a crash left.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -14,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { and, count, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { PROGRESS_TYPE, type ExportFileView, type ExportKind, type Language } from '@esource/shared';
 import type { Database, Db } from '../../db/client';
 import { exportFiles, users } from '../../db/schema';
@@ -24,6 +25,7 @@ import { translator } from '../../lib/i18n';
 import { reachesSite } from '../../lib/site-scope';
 import { isUniqueViolation } from '../../lib/db-errors';
 import { actorOf, recordAudit } from '../audit/audit.service';
+import { releaseContent, retainContent } from '../documents/file-refs';
 import type { FileStore } from '../documents/file-store';
 import type { JobContext, JobRunner } from '../jobs/job-runner';
 import { exportKind, type AnyExportKind } from './exports.kinds';
@@ -33,6 +35,8 @@ const HEARTBEAT_MS = 30_000;
 export const EXPORT_STALE_MS = 3 * 60_000;
 /** progress is written at most this often (and always at the end) */
 const PROGRESS_EVERY_MS = 500;
+/** how often deleted files whose content was not released yet are looked for */
+const SWEEP_MS = 10 * 60_000;
 
 type Row = typeof exportFiles.$inferSelect;
 interface ExportJobData {
@@ -254,7 +258,11 @@ export class ExportsService {
     return { stream, size: r.size, name: r.fileName, contentType: def.contentType };
   }
 
-  /** Deletes one of the caller's own files (a file still being made is cancelled); its row stays, marked deleted. */
+  /**
+   * Deletes one of the caller's own files (a file still being made is cancelled); its row stays, marked deleted, and
+   * its bytes leave the store unless another row holds the same content. Until they are released the deleted row keeps
+   * its file_key (what the sweep looks for); then it is null.
+   */
   async remove(ctx: ProjectScopedContext, id: number): Promise<void> {
     const r = await this.db.transaction(async (tx) => {
       const [row] = await tx
@@ -297,6 +305,42 @@ export class ExportsService {
     });
     if ((r.status === 'queued' || r.status === 'running') && r.jobId)
       await this.jobs.cancel(EXPORT_JOB, r.jobId).catch(() => undefined);
+    // (a failing store is logged, not answered: the file is deleted for everyone, and the sweep tries again)
+    if (r.fileKey)
+      await this.release([r.fileKey]).catch((err: unknown) =>
+        console.error(`[exports] file ${r.id}: content not released yet:`, (err as Error).message),
+      );
+  }
+
+  /** Releases content deleted files held; their rows are done with the key whether the bytes went or stayed. */
+  private release(keys: string[]): Promise<string[]> {
+    return releaseContent(this.db, this.store, keys, async (tx, key) => {
+      await tx
+        .update(exportFiles)
+        .set({ fileKey: null })
+        .where(and(eq(exportFiles.fileKey, key), isNotNull(exportFiles.deletedAt)));
+    });
+  }
+
+  /**
+   * The orphans deletion left behind (the process stopped between a delete's commit and the release, or the store
+   * failed): deleted files still holding a key. Each is released now; returns how many contents were removed.
+   */
+  async sweepDeleted(limit = 100): Promise<number> {
+    const rows = await this.db
+      .selectDistinct({ key: exportFiles.fileKey })
+      .from(exportFiles)
+      .where(and(isNotNull(exportFiles.deletedAt), isNotNull(exportFiles.fileKey)))
+      .limit(limit);
+    let removed = 0;
+    for (const { key } of rows) {
+      try {
+        removed += (await this.release([key!])).length;
+      } catch (err) {
+        console.error(`[exports] sweep: content ${key} not released:`, (err as Error).message);
+      }
+    }
+    return removed;
   }
 
   private view(lang: Language, r: Row, by: string | null): ExportFileView {
@@ -348,6 +392,8 @@ export class ExportsService {
     }, HEARTBEAT_MS);
     beat.unref();
     const tmp = path.join(os.tmpdir(), `esource-export-${r.id}-${randomUUID()}`);
+    /** content this run stored that its row does not hold (yet) */
+    let unclaimed: string | null = null;
     try {
       const def = this.kindOf(r.kind);
       const [creator] = await this.db
@@ -399,18 +445,26 @@ export class ExportsService {
       const stored = await this.store.putFile(tmp, sha256, size);
       if (stored.key !== sha256)
         throw new Error(`export ${r.id}: stored content differs from what was written`);
-      await this.db
-        .update(exportFiles)
-        .set({
-          status: 'done',
-          fileKey: stored.key,
-          size,
-          sha256,
-          progress: 100,
-          heartbeatAt: null,
-          finishedAt: new Date(),
-        })
-        .where(mine);
+      unclaimed = sha256;
+      // recorded under the key's lock; content a concurrent delete of the same bytes removed meanwhile is stored again
+      const finished = await this.db.transaction(async (tx) => {
+        await retainContent(tx, this.store, [{ key: sha256, file: tmp, size }]);
+        return tx
+          .update(exportFiles)
+          .set({
+            status: 'done',
+            fileKey: stored.key,
+            size,
+            sha256,
+            progress: 100,
+            heartbeatAt: null,
+            finishedAt: new Date(),
+          })
+          .where(mine)
+          .returning({ id: exportFiles.id });
+      });
+      // (no row: the file was deleted while being made)
+      if (finished.length > 0) unclaimed = null;
     } catch (err) {
       const code = err instanceof AppError ? `errors.${err.code}` : 'exports.error.internal';
       if (!(err instanceof AppError)) console.error(`[exports] ${r.id} failed:`, err);
@@ -422,6 +476,10 @@ export class ExportsService {
     } finally {
       clearInterval(beat);
       await fs.rm(tmp, { force: true });
+      if (unclaimed)
+        await this.release([unclaimed]).catch((err: unknown) =>
+          console.error(`[exports] ${r.id}: content ${unclaimed} not released:`, (err as Error).message),
+        );
     }
   }
 }
@@ -429,4 +487,9 @@ export class ExportsService {
 export function registerExportJob(jobs: JobRunner, database: Database, store: FileStore): void {
   const svc = new ExportsService(database, jobs, store);
   jobs.define<ExportJobData>(EXPORT_JOB, (data, ctx) => svc.run(data, ctx), { retryLimit: 0 });
+  const timer = setInterval(() => {
+    if (jobs.started)
+      svc.sweepDeleted().catch((e: unknown) => console.error('[exports sweep]', e instanceof Error ? e.message : e));
+  }, SWEEP_MS);
+  timer.unref();
 }

@@ -38,6 +38,7 @@ import { fieldError } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { toView } from '../documents/documents.service';
 import type { DeidJob } from '../documents/deid.job';
+import { retainContent } from '../documents/file-refs';
 import type { FileStore } from '../documents/file-store';
 import type { CheckedFile } from '../documents/upload-check';
 
@@ -221,6 +222,8 @@ export class IsfService {
     const { key } = await this.store.put(file.bytes);
     const row = await this.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`isf-upload:${k.id}:${site.id}`}))`);
+      // the same content may be a generated file being deleted right now (file-refs.ts)
+      await retainContent(tx, this.store, [{ key, bytes: file.bytes }]);
       const pair = and(eq(sourceFiles.isfKindId, k.id), eq(sourceFiles.siteId, site.id));
       const [r] = await tx
         .select({ last: max(sourceFiles.isfVersion), busy: sql<number>`count(*) filter (where ${sourceFiles.status} = ${S.autoDeidentifying})`.mapWith(Number) })

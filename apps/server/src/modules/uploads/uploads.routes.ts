@@ -18,6 +18,7 @@ import { fieldError } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { readUpload } from '../documents/documents.routes';
 import { fileStoreOf } from '../documents/file-store';
+import { retainContent } from '../documents/file-refs';
 import { SubjectsService } from '../subjects/subjects.service';
 
 export function uploadRoutes({ database, config }: AppDeps): RouteSpec[] {
@@ -48,6 +49,8 @@ export function uploadRoutes({ database, config }: AppDeps): RouteSpec[] {
         const keys: string[] = [];
         for (const f of files) keys.push((await store.put(f.bytes)).key);
         const rows = await db.transaction(async (tx) => {
+          // the same content may be a file whose last holder is being deleted right now (file-refs.ts)
+          await retainContent(tx, store, files.map((f, i) => ({ key: keys[i]!, bytes: f.bytes })));
           const inserted = await tx
             .insert(uploads)
             .values(files.map((f, i) => ({ env: ctx.env, projectId: ctx.project.id, fileKey: keys[i]!, name: f.name.slice(0, 200), kind: f.kind, size: f.bytes.length, createdBy: ctx.user.id })))
