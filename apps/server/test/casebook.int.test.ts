@@ -4,7 +4,8 @@
  * them with poppler's pdftotext: subject data, Chinese labels, option labels, units, partial dates, history rows and
  * the investigator's signature are there. Site scope (another site's coordinator can neither print nor download),
  * permission, another project's or environment's file, one print at a time per subject, a worker that died, delete,
- * and the audit trail.
+ * and the audit trail. An eCRF table prints as a grid: column labels in the casebook's language once per part and
+ * page, each row's values on one line in column order, columns split into parts, the header repeated on the next page.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,15 +14,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import type { ExportFilePage, ExportFileView } from '@esource/shared';
+import { formDefinition, type ExportFilePage, type ExportFileView } from '@esource/shared';
 import {
   auditEvents,
   exportFiles,
+  forms,
   projects,
   rolePermissions,
   roles,
   sites,
   subjects,
+  visitForms,
 } from '../src/db/schema';
 import { DEMO_PASSWORD, sha256Hex, startTestServer, waitFor, type TestServer } from './harness';
 
@@ -437,5 +440,229 @@ describe('casebook print', () => {
     expect(of('export.delete').find((r) => r.entityId === String(zhId))).toMatchObject({
       userName: 'Amy Coordinator',
     });
+  });
+
+  it('prints an eCRF table as a grid: labelled columns, one line per row, split into parts, header on each page', async () => {
+    // a form with a wide table of 40 rows (lab results: 10 columns, every row the same items) at the first visit
+    const COLS = [
+      { v: 'DT', type: 'date', label: '采样日期', labelEn: 'Sample date' },
+      { v: 'TEST', type: 'text', label: '检测项目', labelEn: 'Test' },
+      { v: 'RES', type: 'number', label: '结果', labelEn: 'Result', unit: 'mg/dL' },
+      { v: 'LO', type: 'number', label: '参考范围下限', labelEn: 'Reference range, lower limit' },
+      { v: 'HI', type: 'number', label: '参考范围上限', labelEn: 'Reference range, upper limit' },
+      { v: 'ABN', type: 'radio', label: '是否异常', labelEn: 'Abnormal' },
+      { v: 'SIG', type: 'select', label: '临床意义', labelEn: 'Clinical significance' },
+      { v: 'CMT', type: 'textarea', label: '备注', labelEn: 'Comments' },
+      { v: 'LAB', type: 'text', label: '检测机构', labelEn: 'Laboratory' },
+      { v: 'RPT', type: 'radio', label: '需要复查', labelEn: 'Repeat needed' },
+    ] as const;
+    const YN = [
+      { value: 'Y', label: '是', labelEn: 'Yes' },
+      { value: 'N', label: '否', labelEn: 'No' },
+    ];
+    const SIG = [
+      { value: '1', label: '无临床意义', labelEn: 'Not significant' },
+      { value: '2', label: '有临床意义', labelEn: 'Significant' },
+    ];
+    const ROWS = 40;
+    const def = formDefinition.parse({
+      name: '化验结果表',
+      nameEn: 'Lab result grid',
+      code: 'LBG',
+      components: [
+        {
+          id: 'lbt',
+          type: 'table',
+          label: '化验结果',
+          labelEn: 'Lab results',
+          rows: ROWS,
+          cols: COLS.length,
+          cells: Array.from({ length: ROWS }, (_, r) =>
+            COLS.map((c, i) => ({
+              row: r,
+              col: i,
+              rowSpan: 1,
+              colSpan: 1,
+              component: {
+                id: `${c.v.toLowerCase()}${r + 1}`,
+                type: c.type,
+                label: c.label,
+                labelEn: c.labelEn,
+                variable: `${c.v}_${r + 1}`,
+                ...(c.v === 'RES' ? { unit: 'mg/dL' } : {}),
+                ...(c.type === 'radio' ? { options: YN } : c.type === 'select' ? { options: SIG } : {}),
+              },
+            })),
+          ).flat(),
+        },
+      ],
+    });
+    const [subject] = await s.database.db.select().from(subjects).where(eq(subjects.id, ptsId));
+    const [form] = await s.database.db
+      .insert(forms)
+      .values({
+        versionId: subject!.designVersionId!,
+        code: def.code,
+        name: def.name,
+        nameEn: def.nameEn ?? null,
+        definition: def,
+        sortOrder: 99,
+      })
+      .returning();
+    const sched = (
+      await s.api.get<Sched[]>('/project/pts/visits', { token: tok.crc1, headers: H, query: { ptsId } })
+    ).body.data;
+    const v1 = sched.find((v) => v.code === 'V1')!;
+    await s.database.db.insert(visitForms).values({ visitId: v1.visitId, formId: form!.id, sortOrder: 99 });
+    const day = (r: number) => new Date(Date.UTC(2024, 3, r)).toISOString().slice(0, 10);
+    const test = (r: number) => (r % 3 === 0 ? '血清肌酐 creatinine' : r % 3 === 1 ? 'Hemoglobin' : 'ALT');
+    const items: { variable: string; value: unknown }[] = [];
+    for (let r = 1; r <= ROWS; r++) {
+      if (r === 5) continue; // a row left empty
+      items.push(
+        { variable: `DT_${r}`, value: day(r) },
+        { variable: `TEST_${r}`, value: test(r) },
+        { variable: `LO_${r}`, value: 5 },
+        { variable: `ABN_${r}`, value: r % 4 === 0 ? 'Y' : 'N' },
+        { variable: `LAB_${r}`, value: 'Central lab' },
+      );
+      if (r !== 3) items.push({ variable: `HI_${r}`, value: 40 }); // an empty cell
+      if (r % 4 === 0) items.push({ variable: `SIG_${r}`, value: '2' });
+      if (r <= 20) items.push({ variable: `RES_${r}`, value: 10 + r });
+    }
+    items.push({
+      variable: 'CMT_2',
+      value:
+        'Sample haemolysed; repeated the next morning after fasting, result confirmed by the central laboratory.',
+    });
+    const first = await s.api.post<View>('/crf/form/item/result/saveBatch', {
+      token: tok.crc1,
+      headers: H,
+      json: { ptsId, visitId: v1.visitId, formId: form!.id, entryMode: 2, items },
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    // the results of the last rows come in by direct entry: a second legend entry
+    const second = await s.api.post<View>('/crf/form/item/result/saveBatch', {
+      token: tok.crc1,
+      headers: H,
+      json: {
+        ptsId,
+        visitId: v1.visitId,
+        formId: form!.id,
+        version: first.body.data.instance!.version,
+        entryMode: 3,
+        items: Array.from({ length: ROWS - 20 }, (_, i) => ({ variable: `RES_${21 + i}`, value: 31 + i })),
+      },
+    });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+
+    const printed = async (language: 'zh_CN' | 'en_US') => {
+      const r = await print('crc1', {
+        ptsId,
+        mode: 'filled',
+        language,
+        visitIds: [v1.visitId],
+        formIds: [form!.id],
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const d = await done('crc1', r.body.data.id);
+      expect(d.body.data.status, JSON.stringify(d.body.data)).toBe('done');
+      const bytes = new Uint8Array(await (await download('crc1', r.body.data.id)).arrayBuffer());
+      expect(pdfWarnings(bytes)).toBe('');
+      return pdfText(bytes);
+    };
+    /** each string found in the line after the one before it */
+    const inOrder = (line: string, parts: string[]) => {
+      let at = 0;
+      for (const p of parts) {
+        const i = line.indexOf(p, at);
+        if (i < 0) return false;
+        at = i + p.length;
+      }
+      return true;
+    };
+
+    for (const lang of ['en_US', 'zh_CN'] as const) {
+      const text = await printed(lang);
+      const en = lang === 'en_US';
+      const L = (i: number) => (en ? COLS[i]!.labelEn : COLS[i]!.label);
+      expect(text).toContain(en ? 'Lab results' : '化验结果');
+      expect(text, 'empty cells print empty').not.toMatch(/\bnull\b|undefined|NaN/);
+      // the columns do not fit the width: two parts stacked, each naming its columns
+      expect(text).toMatch(en ? /Part 1 of 2: columns 1–\d+ of 10/ : /第 1\/2 部分：第 1–\d+ 列，共 10 列/);
+      expect(text).toMatch(en ? /Part 2 of 2: columns \d+–10 of 10/ : /第 2\/2 部分：第 \d+–10 列，共 10 列/);
+      const pages = text.split('\f');
+      const n = Number(text.match(en ? /columns 1–(\d+) of 10/ : /第 1–(\d+) 列/)![1]);
+      const part1 = COLS.map((_, i) => i).filter((i) => i < n);
+      const part2 = COLS.map((_, i) => i).filter((i) => i >= n);
+      /** the first line of each filled cell of row r */
+      const cellsOf = (r: number) => {
+        const cells: Record<number, string> = {
+          0: day(r),
+          1: test(r),
+          2: `${r <= 20 ? 10 + r : 31 + r - 21} mg/dL`,
+          3: '5',
+          5: r % 4 === 0 ? (en ? 'Yes' : '是') : en ? 'No' : '否',
+          8: 'Central',
+        };
+        if (r !== 3) cells[4] = '40';
+        if (r % 4 === 0) cells[6] = en ? 'Significant' : '有临床意义';
+        if (r === 2) cells[7] = 'Sample';
+        return cells;
+      };
+      // per page: each part's header once, every row of the part below it on one line, its values in column order
+      const key1 = L(0);
+      const key2 = en ? 'Repeat' : '需要';
+      const seen1 = new Set<number>();
+      const seen2 = new Set<number>();
+      let empty = 0;
+      let continued = 0;
+      for (const page of pages) {
+        const lines = page.split('\n');
+        const head1 = lines.some((l) => /^\s*#\s/.test(l) && l.includes(key1));
+        const head2 = lines.some((l) => /^\s*#\s/.test(l) && l.includes(key2));
+        if (!head1 && !head2) continue;
+        if (head1)
+          expect(lines.filter((l) => l.includes(key1)).length, `${lang}: part 1 header once`).toBe(1);
+        if (head2)
+          expect(lines.filter((l) => l.includes(key2)).length, `${lang}: part 2 header once`).toBe(1);
+        if (head1 && !page.includes(en ? 'Part 1 of 2' : '第 1/2 部分')) continued += 1;
+        if (head2 && !page.includes(en ? 'Part 2 of 2' : '第 2/2 部分')) continued += 1;
+        for (const l of lines) {
+          const m = l.match(/^\s*(\d+)(\s|$)/);
+          if (!m) continue;
+          const r = Number(m[1]);
+          if (r === 5) {
+            expect(l.trim(), `${lang}: the empty row`).toBe('5');
+            empty += 1;
+            continue;
+          }
+          const cells = cellsOf(r);
+          const inPart1 = l.includes(cells[0]!);
+          const want = (inPart1 ? part1 : part2).filter((i) => cells[i] !== undefined).map((i) => cells[i]!);
+          expect(inOrder(l, want), `${lang} row ${r} in column order: ${l}`).toBe(true);
+          if (inPart1) seen1.add(r);
+          else seen2.add(r);
+        }
+      }
+      expect(seen1.size, `${lang}: every row of part 1 on one line`).toBe(ROWS - 1);
+      expect(seen2.size, `${lang}: every row of part 2 on one line`).toBe(ROWS - 1);
+      expect(empty, `${lang}: the empty row in both parts`).toBe(2);
+      // 40 rows do not fit one page: a part continues on the next page under its repeated header
+      expect(continued, `${lang}: header repeated on the next page`).toBeGreaterThanOrEqual(1);
+      // a long comment wraps inside its cell
+      expect(text).toContain('Sample haemolysed;');
+      expect(text).not.toMatch(/Sample haemolysed;.*central laboratory\./);
+      // the legend: entry mode and last change per letter
+      if (en) {
+        expect(text).toContain('The letter after a value: how it was entered and its last change');
+        expect(text).toMatch(/a\s+Manual · Amy Coordinator · \d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+        expect(text).toMatch(/b\s+Direct · Amy Coordinator · \d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+      } else {
+        expect(text).toContain('数值后的字母：录入方式与最后修改');
+        expect(text).toMatch(/a\s+手动录入，Amy Coordinator，\d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+        expect(text).toMatch(/b\s+直接录入，Amy Coordinator，/);
+      }
+    }
   });
 });

@@ -2,9 +2,10 @@
  * The casebook PDF (issue 14 item 6): a cover (project, site, subject, design version, what it contains, printed by
  * and when, language), then per visit in plan order (unscheduled occurrences by date) per form (repeats numbered):
  * each item's label in the chosen language, its value as the eCRF shows it (option labels, units, partial dates), entry
- * mode and last change; the form's status and signatures; with history, every change of each item (when, who,
- * old → new, reason). A blank casebook has the same layout with empty fields and option lists. Times are printed in
- * the project's time zone, which the cover names.
+ * mode and last change (an eCRF table as a grid, each value's entry mode and last change in a legend under it); the
+ * form's status and signatures; with history, every change of each item (when, who, old → new, reason). A blank
+ * casebook has the same layout with empty fields and option lists. Times are printed in the project's time zone,
+ * which the cover names.
  */
 import type { Writable } from 'node:stream';
 import { PDFDocument, rgb } from 'pdf-lib';
@@ -21,11 +22,12 @@ import {
   type FormComponent,
   type ItemValues,
   type Language,
+  type TableComponent,
 } from '@esource/shared';
 import { translator } from '../../../lib/i18n';
 import { casebookFonts, fontkitForPdfLib } from './casebook-font';
 import type { CasebookData, CasebookForm, CasebookInstance, CasebookVisit } from './casebook.data';
-import { GREY, LIGHT, PdfLayout, type Run, type TableRow } from './pdf-layout';
+import { GREY, LIGHT, PdfLayout, type GridCell, type Run, type TableRow } from './pdf-layout';
 
 export interface CasebookOptions {
   mode: 'blank' | 'filled';
@@ -118,30 +120,6 @@ export function valueText(f: FieldComponent, v: unknown, lang: Language): string
     case 'datetime':
       return typeof v === 'string' ? v : JSON.stringify(v);
   }
-}
-
-/** A form's items in order, each with the text of the table row it sits in (a table's row header), if any. */
-type FormItem =
-  { kind: 'table'; label: string } | { kind: 'field'; field: FieldComponent; rowLabel: string | null };
-
-function itemsOf(components: readonly FormComponent[], lang: Language): FormItem[] {
-  const out: FormItem[] = [];
-  for (const c of components) {
-    if (c.type !== 'table') {
-      out.push({ kind: 'field', field: c, rowLabel: null });
-      continue;
-    }
-    const label = labelOf({ label: c.label, labelEn: c.labelEn }, lang);
-    if (label) out.push({ kind: 'table', label });
-    const cells = [...c.cells].sort((a, b) => a.row - b.row || a.col - b.col);
-    for (const cell of cells) {
-      if (!cell.component) continue;
-      const rowText =
-        cells.find((x) => x.row === cell.row && x.text && !x.component && x.col < cell.col)?.text ?? null;
-      out.push({ kind: 'field', field: cell.component, rowLabel: rowText });
-    }
-  }
-  return out;
 }
 
 /**
@@ -310,19 +288,33 @@ function renderForm(L: PdfLayout, f: CasebookForm, inst: CasebookInstance | null
   const values: ItemValues = {};
   if (inst) for (const [k, v] of inst.values) values[k] = v.value;
   const shown = inst ? settleConditions(f.definition.components, values).shown : null;
-  const items = itemsOf(f.definition.components, lang).filter((x) => x.kind === 'table' || !x.field.hidden);
-  const rows: TableRow[] = [];
-  for (const it of items) {
-    if (it.kind === 'table') {
-      rows.push({ span: true, fill: LIGHT, cells: [[{ text: it.label, bold: true }]] });
+  const columns = c.filled
+    ? [
+        { width: 30, header: t('casebook.col.item') },
+        { width: 38, header: t('casebook.col.value') },
+        { width: 12, header: t('casebook.col.mode') },
+        { width: 20, header: t('casebook.col.lastChange') },
+      ]
+    : [
+        { width: 36, header: t('casebook.col.item') },
+        { width: 64, header: t('casebook.col.entry') },
+      ];
+  // items outside tables in a list (label, value, entry mode, last change); each table as a grid where it sits
+  let rows: TableRow[] = [];
+  const flush = () => {
+    if (rows.length) L.table(columns, rows);
+    rows = [];
+  };
+  for (const comp of f.definition.components) {
+    if (comp.type === 'table') {
+      flush();
+      renderGrid(L, comp, inst, shown, c);
       continue;
     }
-    const fl = it.field;
+    const fl = comp;
+    if (fl.hidden) continue;
     const label: Run[] = [
-      {
-        text: `${it.rowLabel ? `${it.rowLabel} · ` : ''}${labelOf(fl, lang)}${fl.required ? ' *' : ''}`,
-        bold: true,
-      },
+      { text: `${labelOf(fl, lang)}${fl.required ? ' *' : ''}`, bold: true },
       { text: fl.variable, size: 7, color: GREY },
     ];
     if (!c.filled) {
@@ -358,21 +350,7 @@ function renderForm(L: PdfLayout, f: CasebookForm, inst: CasebookInstance | null
       ],
     });
   }
-  if (rows.length === 0) return;
-  L.table(
-    c.filled
-      ? [
-          { width: 30, header: t('casebook.col.item') },
-          { width: 38, header: t('casebook.col.value') },
-          { width: 12, header: t('casebook.col.mode') },
-          { width: 20, header: t('casebook.col.lastChange') },
-        ]
-      : [
-          { width: 36, header: t('casebook.col.item') },
-          { width: 64, header: t('casebook.col.entry') },
-        ],
-    rows,
-  );
+  flush();
 
   if (inst && c.opts.signatures && inst.signatures.length) {
     L.space(4);
@@ -388,6 +366,8 @@ function renderForm(L: PdfLayout, f: CasebookForm, inst: CasebookInstance | null
 
   if (inst && c.opts.history) {
     const fields = new Map(formFields(f.definition.components).map((x) => [x.variable, x]));
+    // (an item of a table is named with its table and row: every row of a grid may have the same labels)
+    const places = gridPlaces(f.definition.components, lang);
     const order = [...fields.keys()];
     const hist = [...inst.history].sort(
       (a, b) => order.indexOf(a.variable) - order.indexOf(b.variable) || a.at.getTime() - b.at.getTime(),
@@ -416,7 +396,10 @@ function renderForm(L: PdfLayout, f: CasebookForm, inst: CasebookInstance | null
         reason.push({ text: h.reason ?? (h.cause ? '' : '—'), size: 8 });
         return {
           cells: [
-            [{ text: fl ? labelOf(fl, lang) : h.variable, size: 8 }],
+            [
+              { text: fl ? labelOf(fl, lang) : h.variable, size: 8 },
+              ...(places.has(h.variable) ? [{ text: places.get(h.variable)!, size: 7, color: GREY }] : []),
+            ],
             [{ text: when(h.at), size: 8 }],
             [
               { text: h.userName ?? '—', size: 8 },
@@ -433,6 +416,238 @@ function renderForm(L: PdfLayout, f: CasebookForm, inst: CasebookInstance | null
       }),
     );
   }
+}
+
+/** A table's header rows: the leading rows (with the rows their cells span into) that hold no item (0 if none do). */
+function headerRowsOf(tb: TableComponent): number {
+  let h = 0;
+  grow: while (h < tb.rows) {
+    let end = h + 1;
+    for (let r = h; r < end; r++)
+      for (const x of tb.cells)
+        if (x.row === r) {
+          if (x.component) break grow;
+          end = Math.max(end, r + x.rowSpan);
+        }
+    h = Math.min(end, tb.rows);
+  }
+  return h >= tb.rows ? 0 : h;
+}
+
+/** Where each item of a form's tables sits: the table's label and the grid's row number (rows holding items, from 1). */
+function gridPlaces(components: readonly FormComponent[], lang: Language): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const tb of components) {
+    if (tb.type !== 'table') continue;
+    const title = labelOf({ label: tb.label, labelEn: tb.labelEn }, lang);
+    let n = 0;
+    for (let r = headerRowsOf(tb); r < tb.rows; r++) {
+      const items = tb.cells.filter((x) => x.row === r && x.component);
+      if (items.length) n += 1;
+      for (const x of items) out.set(x.component!.variable, `${title ? `${title} ` : ''}#${n}`);
+    }
+  }
+  return out;
+}
+
+/** How wide a blank grid cell is at least, to write a value of the type by hand (points). */
+const WRITE_IN: Partial<Record<FieldComponent['type'], number>> = {
+  text: 80,
+  textarea: 120,
+  number: 45,
+  date: 60,
+  datetime: 80,
+  file: 60,
+};
+
+/** 'a', 'b', … 'z', 'a2', 'b2', …: the marker of the n-th (from 0) distinct entry of a grid's legend. */
+const marker = (n: number) => `${String.fromCharCode(97 + (n % 26))}${n >= 26 ? Math.floor(n / 26) + 1 : ''}`;
+
+/**
+ * An eCRF table as a grid: the design's leading rows without items as header rows, then a header row naming each
+ * column whose items all carry the same label (in the casebook's language; a column whose items differ shows each
+ * item's label in its cell), a row-number column, and one row per table row with the cells as designed (merged
+ * cells too). Leading columns holding only texts (row labels) are key columns, repeated with the row number when
+ * the columns are split into parts. A filled value carries a letter pointing to the legend below the grid: entry
+ * mode, who changed it last and when (values entered together share one letter).
+ */
+function renderGrid(
+  L: PdfLayout,
+  tb: TableComponent,
+  inst: CasebookInstance | null,
+  shown: Set<string> | null,
+  c: FormCtx,
+): void {
+  const { t, lang, when } = c;
+  const cells = [...tb.cells].sort((a, b) => a.row - b.row || a.col - b.col);
+  const rowsOf = (r: number) => cells.filter((x) => x.row === r);
+  const h = headerRowsOf(tb);
+  const bodyCells = cells.filter((x) => x.row >= h);
+  // key columns: the leading columns whose body cells are texts only (row labels)
+  let stub = 0;
+  for (let s = 1; s < tb.cols; s++) {
+    const left = bodyCells.filter((x) => x.col < s);
+    if (left.every((x) => !x.component && x.col + x.colSpan <= s) && left.some((x) => x.text)) stub = s;
+  }
+  // a column's label: the one label all the items starting in it share (then cells show only values); with several
+  // rows of items, a column needs two or more items to have one
+  const itemRows = new Set(bodyCells.filter((x) => x.component).map((x) => x.row)).size;
+  const colLabel = new Map<number, { text: string; span: number }>();
+  for (let col = stub; col < tb.cols; col++) {
+    const items = bodyCells.filter((x) => x.col === col && x.component);
+    if (items.length === 0 || (items.length === 1 && itemRows > 1)) continue;
+    const labels = new Set(items.map((x) => labelOf(x.component!, lang)));
+    const spans = new Set(items.map((x) => x.colSpan));
+    const span = items[0]!.colSpan;
+    const clash = bodyCells.some((x) => x.component && x.col > col && x.col < col + span);
+    if (labels.size !== 1 || spans.size !== 1 || clash) continue;
+    const required = items.every((x) => x.component!.required);
+    colLabel.set(col, { text: `${[...labels][0]!}${required ? ' *' : ''}`, span });
+  }
+  // (a label the design's own header already prints in that column is not repeated)
+  const lastHeader = h > 0 ? cells.filter((x) => x.row < h && x.row + x.rowSpan === h) : [];
+  const fresh = [...colLabel].filter(
+    ([col, l]) => !lastHeader.some((x) => x.col === col && x.text?.trim() === l.text.replace(/ \*$/, '')),
+  );
+  const uniform = (col: number) => colLabel.has(col);
+
+  const head = (text: string): Run[] => [{ text, bold: true, size: 8 }];
+  const header: GridCell[][] = [];
+  const headerRows = h + (fresh.length ? 1 : 0);
+  for (let r = 0; r < h; r++)
+    header.push(
+      rowsOf(r).map((x) => ({
+        col: x.col + 1,
+        colSpan: x.colSpan,
+        rowSpan: x.rowSpan,
+        runs: x.text ? head(x.text) : [],
+        fill: LIGHT,
+      })),
+    );
+  if (fresh.length)
+    header.push(
+      fresh.map(([col, l]) => ({ col: col + 1, colSpan: l.span, runs: head(l.text), fill: LIGHT })),
+    );
+  if (headerRows) header[0]!.unshift({ col: 0, rowSpan: headerRows, runs: head('#'), fill: LIGHT });
+
+  const legend = new Map<string, { mark: string; text: string }>();
+  let notApplicable = false;
+  const body: GridCell[][] = [];
+  let rowNo = 0;
+  for (let r = h; r < tb.rows; r++) {
+    const row = rowsOf(r);
+    const numbered = row.some((x) => x.component);
+    if (numbered) rowNo += 1;
+    const out: GridCell[] = [
+      { col: 0, runs: numbered ? [{ text: String(rowNo), size: 8, color: GREY }] : [] },
+    ];
+    for (const x of row) {
+      const runs: Run[] = [];
+      const fl = x.component;
+      if (x.text)
+        runs.push({ text: x.text, bold: x.col < stub || Boolean(fl), size: x.col < stub ? 8.5 : 8 });
+      if (fl && !fl.hidden) {
+        if (!x.text && !uniform(x.col))
+          runs.push({
+            text: `${labelOf(fl, lang)}${fl.required ? ' *' : ''}`,
+            bold: true,
+            size: 7.5,
+            color: GREY,
+          });
+        if (!c.filled) runs.push(...blankCell(fl, lang, t));
+        else {
+          const stored = inst?.values.get(fl.variable);
+          const text = stored ? valueText(fl, stored.value, lang) : '';
+          if (text && stored) {
+            const key = `${stored.entryMode}|${stored.updatedBy ?? ''}|${when(stored.updatedAt)}`;
+            let e = legend.get(key);
+            if (!e) {
+              e = {
+                mark: marker(legend.size),
+                text: t('casebook.grid.entry', {
+                  mode: t(`casebook.mode.${stored.entryMode}`, { defaultValue: String(stored.entryMode) }),
+                  by: stored.updatedBy ?? '—',
+                  at: when(stored.updatedAt),
+                }),
+              };
+              legend.set(key, e);
+            }
+            runs.push({ text, size: 8.5, note: e.mark });
+          } else if (shown !== null && !shown.has(fl.variable)) {
+            notApplicable = true;
+            runs.push({ text: t('casebook.grid.notApplicable'), size: 7.5, color: GREY });
+          }
+          if (stored?.quality === 'range')
+            runs.push({ text: t('casebook.grid.outOfRange'), size: 7, color: NOTE });
+        }
+      }
+      // (a blank casebook's write-in cells are wide enough to write in)
+      const room = !c.filled && fl && !fl.hidden ? WRITE_IN[fl.type] : undefined;
+      out.push({
+        col: x.col + 1,
+        colSpan: x.colSpan,
+        rowSpan: x.rowSpan,
+        runs,
+        ...(room ? { minWidth: room } : {}),
+      });
+    }
+    body.push(out);
+  }
+
+  L.space(4);
+  const title = labelOf({ label: tb.label, labelEn: tb.labelEn }, lang);
+  if (title) L.paragraph([{ text: title, bold: true, size: 9 }], { keepWithNext: 40 });
+  if (!c.filled && tb.displayCondition)
+    L.paragraph(
+      [{ text: t('casebook.condition', { condition: tb.displayCondition }), size: 7.5, color: NOTE }],
+      {
+        keepWithNext: 40,
+      },
+    );
+  L.space(2);
+  L.grid({
+    columns: tb.cols + 1,
+    header,
+    rows: body,
+    keyColumns: stub + 1,
+    ...(c.filled ? {} : { minRowHeight: 24 }),
+    partTitle: (part, parts, from, to, count) => [
+      { text: t('casebook.grid.part', { part, parts, from, to, count }), size: 7.5, color: GREY },
+    ],
+  });
+  if (legend.size || notApplicable) {
+    L.space(2);
+    const lines: Run[] = [];
+    if (legend.size) {
+      lines.push({ text: t('casebook.grid.legend'), size: 7, color: GREY });
+      for (const e of legend.values()) lines.push({ text: `${e.mark}  ${e.text}`, size: 7.5, color: GREY });
+    }
+    if (notApplicable) lines.push({ text: t('casebook.grid.notApplicableNote'), size: 7, color: GREY });
+    L.paragraph(lines, { indent: 4, keepTogether: true });
+  }
+  L.space(4);
+}
+
+/** A blank grid cell: options with empty boxes, or what the entry must look like (the cell is the room to write). */
+function blankCell(f: FieldComponent, lang: Language, t: TFunction): Run[] {
+  const runs: Run[] = [];
+  if (CHOICE_TYPES.includes(f.type))
+    for (const o of f.options ?? [])
+      runs.push({ text: labelOf(o, lang), mark: f.type === 'checkbox' ? 'square' : 'circle', size: 8 });
+  else {
+    const hint = [
+      f.unit ? t('casebook.unit', { unit: f.unit }) : null,
+      f.type === 'date' ? t(f.partialDate ? 'casebook.format.partialDate' : 'casebook.format.date') : null,
+      f.type === 'datetime' ? t('casebook.format.datetime') : null,
+      f.type === 'number' && (f.min !== undefined || f.max !== undefined)
+        ? t('casebook.range', { min: f.min ?? '—', max: f.max ?? '—' })
+        : null,
+    ].filter(Boolean);
+    if (hint.length) runs.push({ text: hint.join('  '), size: 7, color: GREY });
+  }
+  if (f.displayCondition)
+    runs.push({ text: t('casebook.condition', { condition: f.displayCondition }), size: 7, color: NOTE });
+  return runs;
 }
 
 /** A blank item: options with empty boxes, or an empty field with the unit and what the entry must look like. */

@@ -2,7 +2,8 @@
  * A small flowing layout on pdf-lib for printed reports: A4 pages with margins, paragraphs wrapped to the width
  * (Chinese breaks between any two characters, other text between words, an over-long word by character), tables whose
  * rows grow with their content and continue on the next page with the header repeated, check boxes and empty entry
- * fields, and a header and "page X of Y" footer drawn on every page at the end. Nothing is drawn outside the margins.
+ * fields, grids with merged cells and content-sized columns split into parts when too wide, and a header and
+ * "page X of Y" footer drawn on every page at the end. Nothing is drawn outside the margins.
  */
 import { rgb, type PDFDocument, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
 
@@ -18,6 +19,8 @@ export interface Run {
   mark?: 'square' | 'circle';
   /** an empty field to write in, as wide as the cell, with this text (a unit) after it */
   field?: boolean;
+  /** a footnote marker drawn small and raised after the run's last line */
+  note?: string;
 }
 
 export interface Column {
@@ -42,6 +45,42 @@ interface Line {
   /** indent of this line (continuation lines of a marked run) */
   indent: number;
   field?: boolean;
+  note?: string;
+}
+
+/** A cell of a grid: where it starts and how many columns and rows it covers. */
+export interface GridCell {
+  col: number;
+  colSpan?: number;
+  rowSpan?: number;
+  runs: Run[];
+  fill?: RGB;
+  /** at least this wide (room to write in) */
+  minWidth?: number;
+}
+
+/** A grid (an eCRF table): header rows, then body rows of cells that may span columns and rows. */
+export interface GridSpec {
+  columns: number;
+  /** drawn at the top of each part and again on each page a part continues on */
+  header: GridCell[][];
+  rows: GridCell[][];
+  /** leading columns (row number, row labels) repeated in every part when the columns do not fit the width */
+  keyColumns: number;
+  /** least height of a body row (room to write in) */
+  minRowHeight?: number;
+  /** a line over each part of a grid split into parts; from/to count the columns after the key columns, from 1 */
+  partTitle?: (part: number, parts: number, from: number, to: number, count: number) => Run[];
+}
+
+/** A cell placed in one part of a grid: its first column and row there, its lines, whether it is a header cell. */
+interface Placed {
+  col: number;
+  cols: number;
+  row: number;
+  rows: number;
+  lines: Line[];
+  fill?: RGB;
 }
 
 export const GREY = rgb(0.42, 0.42, 0.42);
@@ -178,11 +217,54 @@ export class PdfLayout {
         continue;
       }
       const indent = r.mark ? size * 1.35 : 0;
-      this.wrap(r.text, bold, size, width - indent).forEach((text, i) =>
-        out.push({ text, bold, size, color, indent, ...(i === 0 && r.mark ? { mark: r.mark } : {}) }),
+      const noteW = r.note ? this.noteWidth(r.note, size) : 0;
+      const wrapped = this.wrap(r.text, bold, size, width - indent - noteW);
+      wrapped.forEach((text, i) =>
+        out.push({
+          text,
+          bold,
+          size,
+          color,
+          indent,
+          ...(i === 0 && r.mark ? { mark: r.mark } : {}),
+          ...(i === wrapped.length - 1 && r.note ? { note: r.note } : {}),
+        }),
       );
     }
     return out;
+  }
+
+  /** The room a footnote marker takes after text of `size`. */
+  private noteWidth(note: string, size: number): number {
+    return size * 0.2 + this.measure(note, false, size * 0.66);
+  }
+
+  /**
+   * How narrow runs can get (the widest word, a Chinese character, an entry field; a word longer than `cap` wraps by
+   * character) and how wide they are unwrapped.
+   */
+  extent(runs: Run[], cap = 110): { min: number; max: number } {
+    let min = 0;
+    let max = 0;
+    for (const r of runs) {
+      const size = r.size ?? this.size;
+      const bold = Boolean(r.bold);
+      if (r.field) {
+        min = Math.max(min, 36);
+        max = Math.max(max, 72, this.measure(this.clean(r.text), bold, size - 1));
+        continue;
+      }
+      const extra = (r.mark ? size * 1.35 : 0) + (r.note ? this.noteWidth(r.note, size) : 0);
+      for (const para of this.clean(r.text).split('\n')) {
+        max = Math.max(max, this.measure(para.trimEnd(), bold, size) + extra);
+        for (const tok of para.match(
+          /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+/g,
+        ) ?? [])
+          min = Math.max(min, Math.min(cap, this.measure(tok, bold, size)) + extra);
+      }
+    }
+    // (a point to spare: text measured exactly as wide as its cell must not wrap on a rounding error)
+    return { min: min + 1, max: Math.max(min, max) + 1 };
   }
 
   private lineH(l: Line): number {
@@ -234,6 +316,14 @@ export class PdfLayout {
         font: this.font(l.bold),
         color: l.color,
       });
+    if (l.note)
+      this.page.drawText(l.note, {
+        x: x + l.indent + this.measure(l.text, l.bold, l.size) + l.size * 0.2,
+        y: baseline + l.size * 0.3,
+        size: l.size * 0.66,
+        font: this.regular,
+        color: GREY,
+      });
   }
 
   newPage(): void {
@@ -275,9 +365,17 @@ export class PdfLayout {
   }
 
   /** A paragraph of runs across the full width (or indented), wrapped and broken across pages between lines. */
-  paragraph(runs: Run[], opts: { indent?: number; keepWithNext?: number } = {}): void {
+  paragraph(
+    runs: Run[],
+    opts: { indent?: number; keepWithNext?: number; keepTogether?: boolean } = {},
+  ): void {
     const indent = opts.indent ?? 0;
     const lines = this.lines(runs, this.width - indent);
+    // (kept on one page when it takes no more than a third of one)
+    if (opts.keepTogether) {
+      const h = lines.reduce((n, l) => n + this.lineH(l), 0);
+      if (h <= (A4[1] - this.margin.top - this.margin.bottom) / 3) this.ensure(h);
+    }
     lines.forEach((l, i) => {
       const h = this.lineH(l);
       this.ensure(i === 0 ? h + (opts.keepWithNext ?? 0) : h);
@@ -413,6 +511,327 @@ export class PdfLayout {
         drawHeader();
       }
     }
+  }
+
+  /**
+   * A grid (an eCRF table) across the width: columns as wide as their content asks (each at least its widest word,
+   * the room left shared by how much more each would take unwrapped), cells spanning columns and rows. Columns that
+   * do not fit the width go to further parts stacked below, each repeating the key columns; the header rows start
+   * each part and are repeated on every page a part continues on. Rows joined by a cell spanning them stay on one
+   * page (unless together taller than a page: then the spanning cell's content goes to its first row); a single
+   * row taller than a page is split between lines.
+   */
+  grid(spec: GridSpec): void {
+    const pad = 3;
+    const C = Math.max(1, spec.columns);
+    const K = Math.max(0, Math.min(spec.keyColumns, C - 1));
+    const W = this.width;
+    const span = (c: GridCell) => Math.max(1, Math.min(c.colSpan ?? 1, C - c.col));
+    const colMin = new Array<number>(C).fill(2 * pad + 8);
+    const colMax = new Array<number>(C).fill(2 * pad + 8);
+    // the width a column asks for when columns are packed into parts: a header label may take two lines there
+    const colWant = new Array<number>(C).fill(2 * pad + 8);
+    const all = [...spec.header, ...spec.rows];
+    for (const row of all)
+      for (const cell of row)
+        if (span(cell) === 1 && cell.col < C) {
+          const e = this.extent(cell.runs);
+          if (cell.minWidth) {
+            e.min = Math.max(e.min, cell.minWidth);
+            e.max = Math.max(e.max, cell.minWidth);
+          }
+          colMin[cell.col] = Math.max(colMin[cell.col]!, e.min + 2 * pad);
+          colMax[cell.col] = Math.max(colMax[cell.col]!, e.max + 2 * pad);
+          const want = spec.header.includes(row) ? Math.max(e.min, e.max / 2) : e.max;
+          colWant[cell.col] = Math.max(colWant[cell.col]!, want + 2 * pad);
+        }
+    for (const row of all)
+      for (const cell of row) {
+        const n = span(cell);
+        if (n === 1 || cell.col >= C) continue;
+        const e = this.extent(cell.runs);
+        const cols = Array.from({ length: n }, (_, i) => cell.col + i);
+        const minHave = cols.reduce((a, c) => a + colMin[c]!, 0);
+        const maxHave = cols.reduce((a, c) => a + colMax[c]!, 0);
+        for (const c of cols) {
+          if (e.min + 2 * pad > minHave) colMin[c] = colMin[c]! + (e.min + 2 * pad - minHave) / n;
+          if (e.max + 2 * pad > maxHave) colMax[c] = colMax[c]! + (e.max + 2 * pad - maxHave) / n;
+          colMax[c] = Math.max(colMax[c]!, colMin[c]!);
+        }
+      }
+    // the width a column is given when packing parts: its unwrapped width, within reason
+    const pref = colMin.map((mn, c) => Math.max(mn, Math.min(colWant[c]!, colMax[c]!, 150)));
+    const sum = (xs: number[], a: number, b: number) => xs.slice(a, b).reduce((x, y) => x + y, 0);
+    // a part may end before column b unless a body cell spans across it
+    const breakOk = (b: number) =>
+      b >= C || !spec.rows.some((row) => row.some((cell) => cell.col < b && cell.col + span(cell) > b));
+
+    // ── parts ──
+    let parts: [number, number][] = [];
+    const avail = Math.max(W - sum(pref, 0, K), W * 0.35);
+    if (sum(pref, 0, C) <= W || K >= C) parts = [[K, C]];
+    else {
+      for (let a = K; a < C;) {
+        let e = a + 1;
+        while (e < C && sum(pref, a, e + 1) <= avail) e += 1;
+        if (!breakOk(e)) {
+          let b = e - 1;
+          while (b > a && !breakOk(b)) b -= 1;
+          if (b > a) e = b;
+        }
+        parts.push([a, e]);
+        a = e;
+      }
+      // the same number of parts, as even as the boundaries allow
+      const N = parts.length;
+      const best: number[][] = Array.from({ length: N + 1 }, () => new Array<number>(C + 1).fill(Infinity));
+      const from: number[][] = Array.from({ length: N + 1 }, () => new Array<number>(C + 1).fill(-1));
+      for (let i = K + 1; i <= C; i++) best[1]![i] = sum(pref, K, i);
+      for (let n = 2; n <= N; n++)
+        for (let i = K + n; i <= C; i++)
+          for (let j = K + n - 1; j < i; j++) {
+            if (!breakOk(j)) continue;
+            const v = Math.max(best[n - 1]![j]!, sum(pref, j, i));
+            if (v < best[n]![i]!) {
+              best[n]![i] = v;
+              from[n]![i] = j;
+            }
+          }
+      if (best[N]![C]! <= avail) {
+        const even: [number, number][] = [];
+        let i = C;
+        for (let n = N; n >= 1; n--) {
+          const j = n === 1 ? K : from[n]![i]!;
+          even.unshift([j, i]);
+          i = j;
+        }
+        parts = even;
+      }
+    }
+
+    parts.forEach(([a, b], partNo) => {
+      // ── this part's columns and widths ──
+      const cols = [
+        ...Array.from({ length: K }, (_, i) => i),
+        ...Array.from({ length: b - a }, (_, i) => a + i),
+      ];
+      const local = (c: number) => (c < K ? c : c >= a && c < b ? K + c - a : -1);
+      const mins = cols.map((c) => colMin[c]!);
+      const maxs = cols.map((c) => colMax[c]!);
+      const sumMin = mins.reduce((x, y) => x + y, 0);
+      const sumMax = maxs.reduce((x, y) => x + y, 0);
+      let widths: number[];
+      if (sumMax <= W) {
+        // room to spare: the data columns share it by their width (the key columns stay as they are)
+        const stretch = maxs.slice(K).reduce((x, y) => x + y, 0);
+        widths = maxs.map((m, i) =>
+          i < K && stretch > 0 ? m : m + ((W - sumMax) * m) / (stretch || sumMax),
+        );
+      } else if (sumMin <= W) {
+        // growing in stages: every column from its narrowest to what it asks for (a header on two lines), then to
+        // its full width within reason (short columns whole), then the long ones share the rest
+        const prefs = cols.map((c) => pref[c]!);
+        const caps = cols.map((c, i) => Math.max(prefs[i]!, Math.min(colMax[c]!, 150)));
+        const stages = [mins, prefs, caps, maxs];
+        widths = maxs;
+        for (let k = 1; k < stages.length; k++) {
+          const lo = stages[k - 1]!;
+          const hi = stages[k]!;
+          const sumHi = hi.reduce((x, y) => x + y, 0);
+          if (sumHi < W) continue;
+          const sumLo = lo.reduce((x, y) => x + y, 0);
+          const give = sumHi - sumLo;
+          widths = lo.map((m, i) => m + (give > 0 ? ((W - sumLo) * (hi[i]! - m)) / give : 0));
+          break;
+        }
+      } else widths = mins.map((m) => (m * W) / sumMin);
+      const xs = widths.map((_, i) => this.margin.left + sum(widths, 0, i));
+      const wOf = (p: Placed) => sum(widths, p.col, p.col + p.cols);
+
+      // ── cells placed in the part (flattened: rows whose spanning cells lose their row span) ──
+      const place = (rows: GridCell[][], header: boolean, flat: Set<number>): Placed[] => {
+        const out: Placed[] = [];
+        const occ = rows.map(() => new Array<boolean>(cols.length).fill(false));
+        rows.forEach((row, r) =>
+          row.forEach((cell) => {
+            const covered = Array.from({ length: span(cell) }, (_, i) => local(cell.col + i)).filter(
+              (x) => x >= 0,
+            );
+            if (covered.length === 0) return;
+            const rs = flat.has(r) ? 1 : Math.max(1, Math.min(cell.rowSpan ?? 1, rows.length - r));
+            const col = Math.min(...covered);
+            const p: Placed = {
+              col,
+              cols: covered.length,
+              row: r,
+              rows: rs,
+              lines: [],
+              ...(cell.fill ? { fill: cell.fill } : {}),
+            };
+            p.lines = header || local(cell.col) >= 0 ? this.lines(cell.runs, wOf(p) - 2 * pad) : [];
+            for (let y = r; y < r + rs; y++) for (let x = col; x < col + p.cols; x++) occ[y]![x] = true;
+            out.push(p);
+          }),
+        );
+        // a position no cell covers is drawn as an empty cell
+        occ.forEach((line, r) =>
+          line.forEach((taken, c) => {
+            if (!taken)
+              out.push({
+                col: c,
+                cols: 1,
+                row: r,
+                rows: 1,
+                lines: [],
+                ...(header ? { fill: LIGHT } : {}),
+              });
+          }),
+        );
+        return out;
+      };
+      const contentH = (p: Placed, from = 0) =>
+        p.lines.slice(from).reduce((n, l) => n + this.lineH(l), 0) + 2 * pad;
+      const heights = (ps: Placed[], n: number, least: number) => {
+        const h = new Array<number>(n).fill(least);
+        for (const p of ps) if (p.rows === 1) h[p.row] = Math.max(h[p.row]!, contentH(p));
+        for (const p of [...ps].filter((x) => x.rows > 1).sort((x, y) => x.rows - y.rows)) {
+          const have = sum(h, p.row, p.row + p.rows);
+          const need = contentH(p);
+          if (need > have) h[p.row + p.rows - 1] = h[p.row + p.rows - 1]! + need - have;
+        }
+        return h;
+      };
+      const least = spec.minRowHeight ?? this.lineHeight(this.size) + 2 * pad;
+      const header = place(spec.header, true, new Set());
+      const headerHs = heights(header, spec.header.length, 0);
+      const headerH = sum(headerHs, 0, headerHs.length);
+      const capacity = A4[1] - this.margin.top - this.margin.bottom - headerH;
+      const groupsOf = (ps: Placed[]) => {
+        const out: [number, number][] = [];
+        for (let r = 0; r < spec.rows.length;) {
+          let end = r + 1;
+          for (let changed = true; changed;) {
+            changed = false;
+            for (const p of ps)
+              if (p.row >= r && p.row < end && p.row + p.rows > end) {
+                end = p.row + p.rows;
+                changed = true;
+              }
+          }
+          out.push([r, end]);
+          r = end;
+        }
+        return out;
+      };
+      let flat = new Set<number>();
+      let body = place(spec.rows, false, flat);
+      let hs = heights(body, spec.rows.length, least);
+      const tooTall = groupsOf(body).filter(([r, e]) => e - r > 1 && sum(hs, r, e) > capacity);
+      if (tooTall.length) {
+        flat = new Set(tooTall.flatMap(([r, e]) => Array.from({ length: e - r }, (_, i) => r + i)));
+        body = place(spec.rows, false, flat);
+        hs = heights(body, spec.rows.length, least);
+      }
+      const groups = groupsOf(body);
+
+      // ── drawing ──
+      const draw = (
+        ps: Placed[],
+        rowHs: number[],
+        r0: number,
+        r1: number,
+        lines?: { from: Map<Placed, number>; count: Map<Placed, number>; height: number },
+      ) => {
+        const top = this.y;
+        for (const p of ps) {
+          if (p.row < r0 || p.row >= r1) continue;
+          const y = top - sum(rowHs, r0, p.row);
+          const h = lines ? lines.height : sum(rowHs, p.row, p.row + p.rows);
+          const w = wOf(p);
+          this.page.drawRectangle({
+            x: xs[p.col]!,
+            y: y - h,
+            width: w,
+            height: h,
+            borderColor: BORDER,
+            borderWidth: 0.5,
+            ...(p.fill ? { color: p.fill } : {}),
+          });
+          const f = lines?.from.get(p) ?? 0;
+          const n = lines ? (lines.count.get(p) ?? 0) : p.lines.length;
+          let lineTop = y - pad;
+          for (const l of p.lines.slice(f, f + n)) {
+            this.drawLine(l, xs[p.col]! + pad, lineTop, w - 2 * pad);
+            lineTop -= this.lineH(l);
+          }
+        }
+        this.y = top - (lines ? lines.height : sum(rowHs, r0, r1));
+        this.pageFresh = false;
+      };
+      const drawHeader = () => {
+        if (header.length) draw(header, headerHs, 0, spec.header.length);
+      };
+
+      const firstH = groups.length ? Math.min(sum(hs, groups[0]![0], groups[0]![1]), capacity) : 0;
+      if (parts.length > 1 && spec.partTitle) {
+        this.space(partNo ? 8 : 2);
+        this.paragraph(spec.partTitle(partNo + 1, parts.length, a - K + 1, b - K, C - K), {
+          keepWithNext: headerH + firstH,
+        });
+        this.space(2);
+      }
+      this.ensure(headerH + firstH);
+      drawHeader();
+      for (const [r0, r1] of groups) {
+        const gh = sum(hs, r0, r1);
+        if (this.y - gh >= this.margin.bottom) {
+          draw(body, hs, r0, r1);
+          continue;
+        }
+        if (gh <= capacity || r1 - r0 > 1) {
+          this.newPage();
+          drawHeader();
+          draw(body, hs, r0, r1);
+          continue;
+        }
+        // one row taller than a page: as many lines of each cell as fit, the rest on the next pages
+        const cells = body.filter((p) => p.row === r0);
+        const from = new Map(cells.map((p) => [p, 0]));
+        let fresh = false;
+        for (;;) {
+          const rest = Math.max(least, ...cells.map((p) => contentH(p, from.get(p))));
+          if (this.y - rest >= this.margin.bottom) {
+            draw(body, hs, r0, r1, {
+              from,
+              count: new Map(cells.map((p) => [p, p.lines.length - from.get(p)!])),
+              height: rest,
+            });
+            break;
+          }
+          const room = this.y - this.margin.bottom - 2 * pad;
+          const count = new Map(
+            cells.map((p) => {
+              let h = 0;
+              let n = 0;
+              for (const l of p.lines.slice(from.get(p))) {
+                if (h + this.lineH(l) > room) break;
+                h += this.lineH(l);
+                n += 1;
+              }
+              return [p, n];
+            }),
+          );
+          const fitting = [...count.values()].reduce((x, y) => x + y, 0);
+          if (fitting > 0 && (fresh || fitting >= 3)) {
+            draw(body, hs, r0, r1, { from, count, height: this.y - this.margin.bottom });
+            for (const p of cells) from.set(p, from.get(p)! + count.get(p)!);
+          }
+          this.newPage();
+          drawHeader();
+          fresh = true;
+        }
+      }
+    });
   }
 
   /** Draws on every page but the first: a header (left and right text) and the footer "page X of Y" text. */
