@@ -38,18 +38,47 @@ if (Number(existing.rows[0]!.n) < SUBJECTS) {
   await exec(`insert into visit_forms (visit_id, form_id, sort_order)
     select v.id, f.id, 99 from visits v join forms f on f.version_id = v.version_id and f.code = 'BENCH50' where v.code = 'V1'
     on conflict do nothing`);
+  // each bulk step is followed by ANALYZE of what it wrote (as the owner: the application's role may not), as a loader
+  // would: the statement triggers that keep the review and report counters (migrations 0029, 0040) plan their joins
+  // on the statistics, and without them the values' insert did not finish in 15 minutes. Values go in chunks of
+  // 10,000 forms, so each statement's transition table stays small.
+  const step = async (name: string, q: string, analyze: string) => {
+    const t = Date.now();
+    await exec(q);
+    await server.database.ownerExecuteSql(`analyze ${analyze}`);
+    console.log(`  ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  };
+  console.log(`seeding ${SUBJECTS} subjects (${server.database.kind}) …`);
+  const ts = Date.now();
   await seedSubjects(exec, { count: SUBJECTS, prefix: 'B', digits: 7, siteNo: `case when g % 2 = 0 then '01' else '02' end` });
-  await exec(`insert into crf_instances (env, project_id, site_id, subject_id, visit_id, form_id, status)
-    select 'PRO', 1, su.site_id, su.id, v.id, f.id, 2
-      from subjects su
-      join visits v on v.version_id = su.design_version_id and v.code = 'V1'
-      join forms f on f.version_id = su.design_version_id and f.code = 'BENCH50'
-     where su.pts_no like 'B%'`);
-  await exec(`insert into crf_values (instance_id, variable, value, entry_mode)
-    select i.id, 'I' || n, jsonb_build_object('v', (i.id % 200) + n / 10.0), 2
-      from crf_instances i join forms f on f.id = i.form_id and f.code = 'BENCH50'
-      cross join generate_series(0, ${ITEMS - 1}) n`);
+  await server.database.ownerExecuteSql('analyze subjects, sites');
+  console.log(`  subjects: ${((Date.now() - ts) / 1000).toFixed(1)} s`);
+  await step(
+    'form instances',
+    `insert into crf_instances (env, project_id, site_id, subject_id, visit_id, form_id, status)
+     select 'PRO', 1, su.site_id, su.id, v.id, f.id, 2
+       from subjects su
+       join visits v on v.version_id = su.design_version_id and v.code = 'V1'
+       join forms f on f.version_id = su.design_version_id and f.code = 'BENCH50'
+      where su.pts_no like 'B%'`,
+    'crf_instances, verification_progress, verification_counts, subjects',
+  );
+  const range = await exec(`select min(i.id)::int as lo, max(i.id)::int as hi from crf_instances i join forms f on f.id = i.form_id and f.code = 'BENCH50'`);
+  const lo = Number(range.rows[0]!.lo);
+  const hi = Number(range.rows[0]!.hi);
+  const tv = Date.now();
+  for (let from = lo; from <= hi; from += 10_000) {
+    await exec(`insert into crf_values (instance_id, variable, value, entry_mode)
+      select i.id, 'I' || n, jsonb_build_object('v', (i.id % 200) + n / 10.0), 2
+        from crf_instances i join forms f on f.id = i.form_id and f.code = 'BENCH50'
+        cross join generate_series(0, ${ITEMS - 1}) n
+       where i.id between ${from} and ${Math.min(hi, from + 9_999)}`);
+    if (from === lo) await server.database.ownerExecuteSql('analyze crf_values, verification_progress, verification_counts');
+  }
+  console.log(`  values: ${((Date.now() - tv) / 1000).toFixed(1)} s`);
+  const tp = Date.now();
   await exec(`select refresh_subject_progress(array_agg(id)) from subjects where pts_no like 'B%'`);
+  console.log(`  subjects' progress: ${((Date.now() - tp) / 1000).toFixed(1)} s`);
   // as the owner: the application's role (esource_app) may not analyze tables it does not own
   await server.database.ownerExecuteSql(`analyze`);
 }
