@@ -84,7 +84,8 @@ export function spawnApi(dataDir: string) {
   const port = 18000 + Math.floor(Math.random() * 1000);
   return spawnServer(
     ['--import', 'tsx', 'apps/server/src/main.ts', '--role=api'],
-    { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'false', LOG_LEVEL: 'warn' },
+    // RESPONSE_CHECK off, as in production: the compiled serializer alone (lib/response-serializer.ts)
+    { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'false', LOG_LEVEL: 'warn', RESPONSE_CHECK: process.env.RESPONSE_CHECK ?? '0' },
     /localhost:(\d+)\//,
   );
 }

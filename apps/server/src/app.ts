@@ -12,7 +12,8 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi, { type FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import fastifyStatic from '@fastify/static';
-import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { responseSerializerCompiler } from './lib/response-serializer';
 import { LIMITS, okEnvelope, type ErrorEnvelope } from '@esource/shared';
 import type { Config } from './config/config';
 import type { Database } from './db/client';
@@ -84,7 +85,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     bodyLimit: LIMITS.pdfMaxBytes + 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true },
   });
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler(config.responseCheck));
   // Validation runs in the handler wrapper, after the guard, in the request's language.
   app.setValidatorCompiler(() => (data: unknown) => ({ value: data }));
 

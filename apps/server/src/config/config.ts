@@ -247,6 +247,11 @@ export interface Config {
    * on the database's NOTIFY (modules/auth/access-cache.ts); off = one query per request
    */
   guardCache: boolean;
+  /**
+   * RESPONSE_CHECK (default on outside production, off in production): every answer is also encoded with its zod
+   * schema and must be what the compiled serializer wrote (lib/response-serializer.ts); off = the compiled one only
+   */
+  responseCheck: boolean;
   loginMaxFailures: number;
   loginLockMinutes: number;
   /**
@@ -302,6 +307,9 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     realNameProvider: parseRealNameProvider(process.env, process.env.NODE_ENV === 'production'),
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
     guardCache: !['0', 'false', 'off'].includes((process.env.GUARD_CACHE ?? '').trim().toLowerCase()),
+    responseCheck: ['', undefined].includes(process.env.RESPONSE_CHECK?.trim())
+      ? process.env.NODE_ENV !== 'production'
+      : !['0', 'false', 'off'].includes(process.env.RESPONSE_CHECK!.trim().toLowerCase()),
     loginMaxFailures: int('LOGIN_MAX_FAILURES', 5),
     loginLockMinutes: int('LOGIN_LOCK_MINUTES', 15),
     trustProxy: parseTrustProxy(process.env.TRUST_PROXY),
