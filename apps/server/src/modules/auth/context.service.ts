@@ -143,11 +143,9 @@ export async function authorize(
   }
   if (guard.scope === 'site' && ctx.siteId === null) throw new AppError('SITE_REQUIRED');
 
-  // the adverse-event product (login type 4) keeps only the safety review's permissions
-  const held0 = productPermissions(effectivePermissions([...a.systemPms, ...(m?.pms ?? [])], ctx.project?.status), ctx.loginType);
-  // the project's scene and five functions cut what they switch off (project-features.ts), as a closed project does
-  ctx.pms = new Set(projectFeaturePermissions(held0, m));
-  ctx.systemPms = new Set(productPermissions(a.systemPms, ctx.loginType));
+  const { held0, pms, systemPms } = permissionsOf(a);
+  ctx.pms = pms;
+  ctx.systemPms = systemPms;
   // A project role never opens a system-scope route: those are checked against the system role alone.
   const held = guard.scope === 'system' ? ctx.systemPms : ctx.pms;
   if (guard.permission !== 'any' && !can(held, guard.permission)) {
@@ -159,6 +157,28 @@ export async function authorize(
     throw new AppError('FORBIDDEN');
   }
   return ctx;
+}
+
+/**
+ * The permissions an access row grants, worked out once per row: a row the guard's cache keeps (frozen) serves many
+ * requests, which share these sets — nothing may change them (no code adds to or deletes from a context's sets).
+ */
+const granted = new WeakMap<repo.AccessRow, { held0: string[]; pms: Set<string>; systemPms: Set<string> }>();
+function permissionsOf(a: repo.AccessRow): { held0: string[]; pms: Set<string>; systemPms: Set<string> } {
+  let g = granted.get(a);
+  if (!g) {
+    const m = a.project;
+    // the adverse-event product (login type 4) keeps only the safety review's permissions
+    const held0 = productPermissions(effectivePermissions([...a.systemPms, ...(m?.pms ?? [])], m?.status), a.loginType);
+    g = {
+      held0,
+      // the project's scene and five functions cut what they switch off (project-features.ts), as a closed project does
+      pms: new Set(projectFeaturePermissions(held0, m)),
+      systemPms: new Set(productPermissions(a.systemPms, a.loginType)),
+    };
+    granted.set(a, g);
+  }
+  return g;
 }
 
 /** The function (scene or one of the five) whose switch took away what the requirement needs, if one did. */
