@@ -203,6 +203,21 @@ describe('the counters behind the lists’ totals', () => {
     await expectTotalsExact();
   });
 
+  it('follow one statement updating many subjects, only some of them in what the counters count (migration 0046)', async () => {
+    // as a bulk change would: every subject of the project touched, one moved to the other site and one given its own
+    // risk level, in a single UPDATE (the trigger's set difference must find just those two)
+    await s.database.executeSql(
+      `update subjects set updated_at = now(),
+              site_id = case when id = $1 then $2 else site_id end,
+              risk_level = case when id = $3 then 2 else risk_level end
+        where project_id = 1 and env = 'PRO'`,
+      [c.ptsId, siteA, b.ptsId],
+    );
+    await expectTotalsExact();
+    await s.database.executeSql(`update subjects set updated_at = now() where project_id = 1 and env = 'PRO'`);
+    await expectTotalsExact();
+  });
+
   it('follow queries raised, answered, closed and raised automatically', async () => {
     const q2 = ok(await s.api.post<QueryDetail>('/crf/query/add', { token: tok.cra, headers: H, json: { ptsId: a.ptsId, visitId: a.v1, formId: a.vs, variable: 'DIABP', text: 'Please confirm' } }));
     const replied = ok(await s.api.post<QueryDetail>('/crf/query/update', { token: tok.crc2, headers: H, json: { id: q1.id, version: q1.version, action: 'reply', text: 'As recorded' } }));
