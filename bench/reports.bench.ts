@@ -40,7 +40,7 @@ const duration = Number(process.env.DURATION ?? 15);
 const connections = Number(process.env.CONNECTIONS ?? 4);
 const only = process.env.CASES ? process.env.CASES.split(',') : null;
 
-const { server, dataDir, exec } = await startSeedingServer('reports');
+const { server, dataDir, exec, step } = await startSeedingServer('reports');
 const one = async <T = Record<string, unknown>>(q: string) => (await exec(q)).rows[0] as T;
 /** a number of the subject for a choice of `what` that no other choice (nor the site) follows */
 const H = (what: string) => `abs(hashtext('${what}:' || su.id))`;
@@ -50,12 +50,6 @@ const BENCH = `su.pts_no like 'RR%'`;
 const t0 = Date.now();
 const existing = await one<{ n: number }>(`select count(*)::int as n from subjects su where ${BENCH}`);
 if (existing.n < SUBJECTS) {
-  const step = async (name: string, q: string, analyze: string) => {
-    const t = Date.now();
-    await exec(q);
-    await server.database.ownerExecuteSql(`analyze ${analyze}`);
-    console.log(`  ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  };
   console.log(`seeding ${SUBJECTS} subjects (${server.database.kind}) …`);
   await exec(
     `insert into organizations (name, code) select 'Demo County Hospital', 'DCO' where not exists (select 1 from organizations where code = 'DCO')`,

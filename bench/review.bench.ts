@@ -27,7 +27,7 @@ const duration = Number(process.env.DURATION ?? 15);
 const connections = Number(process.env.CONNECTIONS ?? 32);
 const only = process.env.CASES ? process.env.CASES.split(',') : null;
 
-const { server, dataDir, exec } = await startSeedingServer('review');
+const { server, dataDir, exec, step } = await startSeedingServer('review');
 const one = async <T = Record<string, unknown>>(q: string) => (await exec(q)).rows[0] as T;
 /** the benchmark's subjects, instances, values … (the demo's own rows are left out) */
 const BENCH = `su.pts_no like 'RV%'`;
@@ -37,12 +37,6 @@ const existing = await one<{ n: number }>(`select count(*)::int as n from subjec
 if (existing.n < SUBJECTS) {
   // each bulk step is followed by ANALYZE of the tables it wrote (as the owner: the application's role may not), as a
   // loader would: the triggers that keep the SDV progress plan their statements on the statistics
-  const step = async (name: string, q: string, analyze: string) => {
-    const t = Date.now();
-    await exec(q);
-    await server.database.ownerExecuteSql(`analyze ${analyze}`);
-    console.log(`  ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  };
   console.log(`seeding ${SUBJECTS} subjects (${server.database.kind}) …`);
   // a third site, and the sites' risk levels: 01 high, 02 middle, 03 low
   await exec(`insert into organizations (name, code) select 'Demo County Hospital', 'DCO' where not exists (select 1 from organizations where code = 'DCO')`);

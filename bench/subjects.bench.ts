@@ -22,7 +22,7 @@ const SUBJECTS = Number(process.env.SUBJECTS ?? (onServer ? 100_000 : 5_000));
 const ITEMS = 50;
 const duration = Number(process.env.DURATION ?? 10);
 
-const { server, dataDir, exec } = await startSeedingServer('subjects');
+const { server, dataDir, exec, step } = await startSeedingServer('subjects');
 const db = server.database.db;
 
 // A 50-number-item form in the demo design, assigned to visit V1, for the save benchmark and the data.
@@ -44,12 +44,6 @@ if (Number(existing.rows[0]!.n) < SUBJECTS) {
   // would: the statement triggers that keep the review and report counters (migrations 0029, 0040) plan their joins
   // on the statistics, and without them the values' insert did not finish in 15 minutes. Values go in chunks of
   // 10,000 forms, so each statement's transition table stays small.
-  const step = async (name: string, q: string, analyze: string) => {
-    const t = Date.now();
-    await exec(q);
-    await server.database.ownerExecuteSql(`analyze ${analyze}`);
-    console.log(`  ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  };
   console.log(`seeding ${SUBJECTS} subjects (${server.database.kind}) …`);
   const ts = Date.now();
   await seedSubjects(exec, { count: SUBJECTS, prefix: 'B', digits: 7, siteNo: `case when g % 2 = 0 then '01' else '02' end` });

@@ -55,7 +55,6 @@ export function responseSerializerCompiler(check: boolean): FastifySerializerCom
       // the same text, or the same value with keys in another order (parts the schema leaves open, e.g. a union
       // fast-json-stringify writes as it finds it, keep their stored order): anything else is a difference
       if (out !== expected && !isDeepStrictEqual(JSON.parse(out), JSON.parse(expected))) {
-        if (process.env.DEBUG_SERIALIZER) console.error(`[serializer] ${method} ${url}\n${out}\n${expected}`);
         throw new Error(`${method} ${url}: the compiled serializer wrote ${out.slice(0, 2000)} where the schema gives ${expected.slice(0, 2000)}`);
       }
       return out;

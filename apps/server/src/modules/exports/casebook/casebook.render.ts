@@ -628,6 +628,18 @@ function renderGrid(
   L.space(4);
 }
 
+/** What a blank entry must look like: its unit, date format and range. */
+function entryHints(f: FieldComponent, t: TFunction): string[] {
+  return [
+    f.unit ? t('casebook.unit', { unit: f.unit }) : null,
+    f.type === 'date' ? t(f.partialDate ? 'casebook.format.partialDate' : 'casebook.format.date') : null,
+    f.type === 'datetime' ? t('casebook.format.datetime') : null,
+    f.type === 'number' && (f.min !== undefined || f.max !== undefined)
+      ? t('casebook.range', { min: f.min ?? '—', max: f.max ?? '—' })
+      : null,
+  ].filter((x): x is string => x !== null);
+}
+
 /** A blank grid cell: options with empty boxes, or what the entry must look like (the cell is the room to write). */
 function blankCell(f: FieldComponent, lang: Language, t: TFunction): Run[] {
   const runs: Run[] = [];
@@ -635,14 +647,7 @@ function blankCell(f: FieldComponent, lang: Language, t: TFunction): Run[] {
     for (const o of f.options ?? [])
       runs.push({ text: labelOf(o, lang), mark: f.type === 'checkbox' ? 'square' : 'circle', size: 8 });
   else {
-    const hint = [
-      f.unit ? t('casebook.unit', { unit: f.unit }) : null,
-      f.type === 'date' ? t(f.partialDate ? 'casebook.format.partialDate' : 'casebook.format.date') : null,
-      f.type === 'datetime' ? t('casebook.format.datetime') : null,
-      f.type === 'number' && (f.min !== undefined || f.max !== undefined)
-        ? t('casebook.range', { min: f.min ?? '—', max: f.max ?? '—' })
-        : null,
-    ].filter(Boolean);
+    const hint = entryHints(f, t);
     if (hint.length) runs.push({ text: hint.join('  '), size: 7, color: GREY });
   }
   if (f.displayCondition)
@@ -658,14 +663,7 @@ function blankEntry(f: FieldComponent, lang: Language, t: TFunction): Run[] {
     for (const o of f.options ?? []) runs.push({ text: labelOf(o, lang), mark });
   } else {
     runs.push({ text: '', field: true });
-    const hint = [
-      f.unit ? t('casebook.unit', { unit: f.unit }) : null,
-      f.type === 'date' ? t(f.partialDate ? 'casebook.format.partialDate' : 'casebook.format.date') : null,
-      f.type === 'datetime' ? t('casebook.format.datetime') : null,
-      f.type === 'number' && (f.min !== undefined || f.max !== undefined)
-        ? t('casebook.range', { min: f.min ?? '—', max: f.max ?? '—' })
-        : null,
-    ].filter(Boolean);
+    const hint = entryHints(f, t);
     if (hint.length) runs.push({ text: hint.join('   '), size: 7.5, color: GREY });
     if (f.type === 'textarea') runs.push({ text: '', field: true }, { text: '', field: true });
   }
