@@ -33,6 +33,14 @@ test.beforeAll(async ({ request }) => {
     data: { ptsId: s.ptsId, visitId: v1.visitId, formId: v1.forms.find((f) => f.code === 'DM')!.formId, entryMode: 0, items: [{ variable: 'SEX', value: '2' }] },
   });
   expect(save.status()).toBe(200);
+  // a form's batch save of seven lab values: one audit event listing its items (issue 16 item 3)
+  const v3 = visits.data.find((v) => v.code === 'V3')!;
+  const labs = { HGB: 132, WBC: 6.5, PLT: 250, NA: 140, K: 4.1, CREAT: 0.9, GLUC: 95 };
+  const lab = await request.post('/api/crf/form/item/result/saveBatch', {
+    headers: h,
+    data: { ptsId: s.ptsId, visitId: v3.visitId, formId: v3.forms.find((f) => f.code === 'LB')!.formId, entryMode: 2, items: Object.entries(labs).map(([variable, value]) => ({ variable, value })) },
+  });
+  expect(lab.status(), await lab.text()).toBe(200);
 });
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -41,8 +49,8 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 const TEXT = {
-  en_US: { subject: 'Subject', visit: 'Screening', form: 'Demographics', option: 'Female', event: 'Item changed' },
-  zh_CN: { subject: '受试者', visit: '筛选访视', form: '人口学', option: '女', event: '修改表单条目' },
+  en_US: { subject: 'Subject', visit: 'Screening', form: 'Demographics', option: 'Female', event: 'Item changed', items: '7 items changed', all: 'Show all 7', glucose: 'Glucose: 95 mg/dL' },
+  zh_CN: { subject: '受试者', visit: '筛选访视', form: '人口学', option: '女', event: '修改表单条目', items: '修改了 7 项', all: '显示全部 7 项', glucose: '血糖: 95 mg/dL' },
 } as const;
 
 for (const lang of ['en_US', 'zh_CN'] as const) {
@@ -57,7 +65,7 @@ for (const lang of ['en_US', 'zh_CN'] as const) {
       await expect(view.getByTestId('audit-table')).toBeVisible({ timeout: 30_000 });
       const table = view.getByTestId('audit-table');
       const x = TEXT[lang];
-      const sexRow = table.locator('tr').filter({ hasText: ptsNo }).filter({ hasText: x.event }).first();
+      const sexRow = table.locator('tr').filter({ hasText: ptsNo }).filter({ hasText: x.event }).filter({ hasText: x.form }).first();
       await expect(sexRow).toContainText(`${x.subject} ${ptsNo}`);
       await expect(sexRow).toContainText(x.visit);
       await expect(sexRow).toContainText(x.form);
@@ -73,9 +81,32 @@ for (const lang of ['en_US', 'zh_CN'] as const) {
       await sexRow.locator('.ant-table-row-expand-icon').click();
       const tech = view.getByTestId('audit-technical').first();
       await expect(tech).toBeVisible();
-      await expect(tech).toContainText('crf_value');
+      await expect(tech).toContainText('crf_instance');
       await expect(tech).toContainText('SEX');
       await shot(page, `audit-readable-tech-${lang}-${w}.png`);
     });
   }
+}
+
+for (const lang of ['en_US', 'zh_CN'] as const) {
+  test(`a form's batch save reads as one event listing its items (${lang})`, async ({ page, request }) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const s = await apiLogin(request, 'cra', 2, 'main');
+    await openLoggedIn(page, s, 'main', '/overview', lang);
+    await enterDemoProject(page);
+    await page.goto('/project/auditLogs');
+    const table = page.getByTestId('project-audit-logs').getByTestId('audit-table');
+    await expect(table).toBeVisible({ timeout: 30_000 });
+    const x = TEXT[lang];
+    const row = table.locator('tr').filter({ hasText: ptsNo }).filter({ hasText: x.items });
+    await expect(row).toHaveCount(1);
+    // five shown, the rest on demand
+    await expect(row.getByTestId('audit-change')).toHaveCount(5);
+    await row.getByTestId('audit-changes-toggle').click();
+    await expect(row.getByTestId('audit-change')).toHaveCount(7);
+    await expect(row).toContainText(x.glucose);
+    expect(untranslatedKeys(await visibleText(page))).toEqual([]);
+    await row.scrollIntoViewIfNeeded();
+    await shot(page, `audit-batch-event-${lang}.png`);
+  });
 }

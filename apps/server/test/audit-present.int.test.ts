@@ -232,20 +232,24 @@ describe('readable records', () => {
     const en = (await list(cra, { action: 'crf.value' })).body.data.content.filter(
       (x) => x.subjectId === ptsId,
     );
-    const sex = en.find((x) => x.field === 'SEX' && x.oldValue === '2')!;
-    expect(sex.display).toMatchObject({
-      subject: ptsNo,
-      visit: 'Screening',
-      form: expect.stringMatching(/Demograph/),
-      field: expect.not.stringMatching(/^SEX$/),
-    });
-    expect(sex.display.oldValue).not.toBe('2');
-    expect(sex.display.newValue).not.toBe('1');
-    const preg = en.find((x) => x.field === 'PREG' && x.newValue === null)!;
-    expect(preg.display).toMatchObject({
+    // the save is one event listing its items (issue 16 item 3), each read as a single-field row would be
+    const saved = en.find((x) => x.changes?.some((c) => c.field === 'SEX' && c.oldValue === '2'))!;
+    expect(saved.display).toMatchObject({ subject: ptsNo, visit: 'Screening', form: expect.stringMatching(/Demograph/) });
+    expect(saved.entity).toBe('crf_instance');
+    expect(saved.changes!.map((c) => c.field).sort()).toEqual(['PREG', 'SEX']);
+    const sexAt = saved.changes!.findIndex((c) => c.field === 'SEX');
+    const sex = saved.display.changes![sexAt]!;
+    expect(sex.field).not.toBe('SEX');
+    expect(sex.oldValue).not.toBe('2');
+    expect(sex.newValue).not.toBe('1');
+    expect(sex.reason).toBe('entered wrong');
+    const pregAt = saved.changes!.findIndex((c) => c.field === 'PREG');
+    expect(saved.changes![pregAt]).toMatchObject({ newValue: null, cause: expect.any(String) });
+    expect(saved.display.changes![pregAt]).toMatchObject({
       field: expect.not.stringMatching(/^PREG$/),
       oldValue: expect.not.stringMatching(/^N$/),
     });
+    const preg = { entityId: saved.entityId, siteId: saved.siteId };
     // a row stored with the eCRF's machine reason (written before its reasons became messages) reads as a sentence
     await s.database.db.transaction((tx) =>
       recordAudit(tx, { userId: null, userName: 'system', requestId: null, ip: null, env: 'PRO' }, [
@@ -283,6 +287,11 @@ describe('readable records', () => {
     const row = cells.find((c) => c.includes('Cleared because a display condition hides the item'))!;
     expect(row[header.indexOf('Subject')]).toBe(ptsNo);
     expect(row[header.indexOf('Visit')]).toBe('Screening');
+    // the export lists an event's item changes one per line, with the event's columns on each
+    const lines = cells.filter((c) => c[header.indexOf('Request id')] === saved.requestId);
+    expect(lines.map((c) => c[header.indexOf('Field code')]).sort()).toEqual(['PREG', 'SEX']);
+    expect(lines.every((c) => c[header.indexOf('Subject')] === ptsNo)).toBe(true);
+    expect(lines.find((c) => c[header.indexOf('Field code')] === 'SEX')![header.indexOf('Reason')]).toBe('entered wrong');
   });
 
   it('subject status and site show as labels and names, not codes and ids', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { auditEvents, projects, users } from '../src/db/schema';
-import { GENESIS_HASH, hashRow, recordAudit, verifyAuditChains } from '../src/modules/audit/audit.service';
+import { GENESIS_HASH, changesOf, hashRow, recordAudit, verifyAuditChains } from '../src/modules/audit/audit.service';
 import { sha256Hex, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
@@ -94,6 +94,40 @@ describe('audit trail', () => {
     expect(rows.map((r) => r.chainKey)).toEqual(odd.map(() => 'project:1:subject:999999'));
     expect(rows.map((r) => r.seq)).toEqual(odd.map((_, i) => i + 1));
     expect((await verifyAuditChains(db, { chainKey: 'project:1:subject:999999' })).breaks).toEqual([]);
+  });
+
+  it("one action's item changes are one chained row: read back exactly, and a changed or removed list breaks the chain", async () => {
+    const db = s.database.db;
+    const changes = [
+      { field: 'HGB', oldValue: 120, newValue: 132.5, reason: 'lab re-checked "again"', entryMode: 0 },
+      { field: 'NOTE', oldValue: null, newValue: '患者 🧪\nline2', reason: null },
+      { field: 'PREG', oldValue: 'N', newValue: null, reason: 'typo', entryMode: 0, cause: 'ecrf.clearedByCondition' },
+    ];
+    await db.transaction((tx) =>
+      recordAudit(tx, { userId: null, userName: 'test', env: 'PRO', requestId: 'r-changes', ip: null }, [
+        { action: 'test.changes', entity: 'crf_instance', entityId: 7, projectId: 1, subjectId: 999_998, changes },
+      ]),
+    );
+    const [row] = await rowsFor('test.changes');
+    expect(row!.field).toBeNull();
+    expect(changesOf(row!.changes)).toEqual([
+      { field: 'HGB', oldValue: '120', newValue: '132.5', reason: 'lab re-checked "again"', entryMode: 0 },
+      { field: 'NOTE', oldValue: null, newValue: '患者 🧪\nline2', reason: null },
+      { field: 'PREG', oldValue: 'N', newValue: null, reason: 'typo', entryMode: 0, cause: 'ecrf.clearedByCondition' },
+    ]);
+    const chainKey = 'project:1:subject:999998';
+    expect((await verifyAuditChains(db, { chainKey })).breaks).toEqual([]);
+    const tamper = async (set: string) => {
+      await s.database.ownerExecuteSql(`alter table audit_events disable trigger audit_events_no_update_delete;
+        update audit_events set ${set} where id = ${row!.id};
+        alter table audit_events enable trigger audit_events_no_update_delete`);
+      return (await verifyAuditChains(db, { chainKey })).breaks;
+    };
+    const broken = [{ chainKey, id: row!.id, seq: 1, reason: 'hash' }];
+    expect(await tamper(`changes = replace(changes, '132.5', '13.5')`)).toEqual(broken);
+    expect(await tamper(`changes = null`)).toEqual(broken);
+    await tamper(`changes = ${"'" + JSON.stringify(changesOf(row!.changes)).replace(/'/g, "''") + "'"}`);
+    expect((await verifyAuditChains(db, { chainKey })).breaks).toEqual([]);
   });
 
   it('the database refuses UPDATE, DELETE and TRUNCATE on the trail', async () => {

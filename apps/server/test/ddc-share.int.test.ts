@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import { auditEvents, ddcShareLinks, sites } from '../src/db/schema';
+import { changesOf } from '../src/modules/audit/audit.service';
 import { DEMO_PASSWORD, sha256Hex, startTestServer, type ApiResult, type TestServer } from './harness';
 
 let s: TestServer;
@@ -244,7 +245,8 @@ describe('a shared form from link to review', () => {
       }),
     ]);
     const values = await audits(['crf.value']);
-    expect(values[0]).toMatchObject({ userId: null, userName: 'participant', subjectId: subj.ptsId });
+    expect(values[0]).toMatchObject({ userId: null, userName: 'participant', subjectId: subj.ptsId, entity: 'crf_instance' });
+    expect(changesOf(values[0]!.changes)).toContainEqual(expect.objectContaining({ field: 'BRTHDTC', newValue: '1975-03-04', entryMode: 7 }));
     const [sub] = await audits(['ddc.submit']);
     expect(sub).toMatchObject({ entityId: String(link.id), newValue: 'used' });
   });

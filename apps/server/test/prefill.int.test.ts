@@ -10,6 +10,7 @@ import type { ExtractedPatient, ExtractedRecord } from '@esource/interop';
 import { auditEvents, prefillSchedules, progressItems, sites, sourceConnections, subjects } from '../src/db/schema';
 import { ingest, type StoreConnection } from '../src/modules/sources/source-store';
 import { PrefillScheduler } from '../src/modules/prefill/prefill-schedule.job';
+import { changesOf } from '../src/modules/audit/audit.service';
 import { startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
@@ -202,9 +203,13 @@ describe('pre-fill', () => {
     const hist = await s.api.get<{ entryMode: number; sourceRef: string | null; newValue: unknown }[]>('/crf/form/item/result/history', { token: crc1, headers: P, query: { instanceId: ok.body.data.instance.id, variable: 'HGB' } });
     expect(hist.body.data).toEqual([expect.objectContaining({ newValue: 132, entryMode: 5, sourceRef: `source:${c.HGB!.source.id}:v1` })]);
     const audits = await s.database.db.select().from(auditEvents).where(and(eq(auditEvents.subjectId, ptsId), eq(auditEvents.action, 'prefill.decision')));
-    expect(audits.map((a) => a.field).sort()).toEqual(['HGB', 'K', 'NA']);
-    const valueAudit = await s.database.db.select().from(auditEvents).where(and(eq(auditEvents.subjectId, ptsId), eq(auditEvents.action, 'crf.value'), eq(auditEvents.field, 'HGB')));
-    expect(valueAudit).toHaveLength(1);
+    // one event for the decisions and one for the values (issue 16 item 3), each listing its items
+    expect(audits).toHaveLength(1);
+    expect(changesOf(audits[0]!.changes)!.map((c) => c.field).sort()).toEqual(['HGB', 'K', 'NA']);
+    const valueAudit = (await s.database.db.select().from(auditEvents).where(and(eq(auditEvents.subjectId, ptsId), eq(auditEvents.action, 'crf.value'))))
+      .flatMap((a) => changesOf(a.changes) ?? [])
+      .filter((c) => c.field === 'HGB');
+    expect(valueAudit).toEqual([{ field: 'HGB', oldValue: null, newValue: '132', reason: null, entryMode: 5 }]);
 
     // ignored: not offered again; accepted: now 'same'
     const again = await execute(crc1);

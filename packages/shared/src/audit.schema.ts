@@ -35,6 +35,25 @@ export const auditLogQuery = pageRequest
  * as the subject list masks them), and the reason (machine reasons translated). Computed when listing; the
  * stored row is unchanged.
  */
+/** One item's change inside an action's event (a form's batch save: one event, its items listed), as read. */
+export const auditChangeDisplay = z.object({
+  /** the item's label in the viewer's language (its code when the design has no such item) */
+  field: z.string(),
+  oldValue: z.string().nullable(),
+  newValue: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+
+/** One item's change as stored (identifiers masked as on screen). */
+export const auditChange = z.object({
+  field: z.string(),
+  oldValue: z.string().nullable(),
+  newValue: z.string().nullable(),
+  reason: z.string().nullable(),
+  entryMode: z.number().int().optional(),
+  cause: z.string().optional(),
+});
+
 export const auditDisplay = z.object({
   event: z.string(),
   subject: z.string().nullable(),
@@ -48,6 +67,8 @@ export const auditDisplay = z.object({
   oldValue: z.string().nullable(),
   newValue: z.string().nullable(),
   reason: z.string().nullable(),
+  /** the item changes of an event that carries several (null on single-field events) */
+  changes: z.array(auditChangeDisplay).nullable(),
 });
 export type AuditDisplay = z.infer<typeof auditDisplay>;
 
@@ -70,6 +91,7 @@ export const auditLogRow = z.object({
   requestId: z.string().nullable(),
   ip: z.string().nullable(),
   createTime: z.string(),
+  changes: z.array(auditChange).nullable(),
   display: auditDisplay,
 });
 export const auditLogPage = pageResult(auditLogRow);

@@ -303,6 +303,8 @@ export const auditEvents = pgTable(
     createdAt: ts('created_at').notNull(),
     prevHash: varchar('prev_hash', { length: 64 }).notNull(),
     hash: varchar('hash', { length: 64 }).notNull(),
+    /** one action's item changes (JSON text of AuditChange[], migration 0048); null on single-field rows */
+    changes: text('changes'),
   },
   (t) => [
     uniqueIndex('audit_events_chain_seq').on(t.chainKey, t.seq),
@@ -560,6 +562,11 @@ export const crfReportCounts = pgTable(
     formsCompleted: integer('forms_completed').notNull().default(0),
     missingDraft: integer('missing_draft').notNull().default(0),
     missingCompleted: integer('missing_completed').notNull().default(0),
+    /** values the data consistency report lists (subjects.consistency_counts, migration 0047), and by reason */
+    differing: integer('differing').notNull().default(0),
+    differingEdited: integer('differing_edited').notNull().default(0),
+    differingChanged: integer('differing_changed').notNull().default(0),
+    differingDeleted: integer('differing_deleted').notNull().default(0),
   },
   (t) => [
     primaryKey({
@@ -664,6 +671,11 @@ export const crfValues = pgTable(
      */
     filledRef: varchar('filled_ref', { length: 200 }),
     filledValue: jsonb('filled_value').$type<{ v: unknown }>(),
+    /**
+     * Why the data consistency report lists the value (bits: 1 edited since its pre-fill, 2 its source record changed
+     * since, 4 that record deleted; 0 not listed), kept by triggers on the value and on source_records (migration 0047).
+     */
+    differs: smallint('differs').notNull().default(0),
   },
   (t) => [
     uniqueIndex('crf_values_instance_variable').on(t.instanceId, t.variable),
@@ -671,6 +683,7 @@ export const crfValues = pgTable(
     index('crf_values_prefill_edited')
       .on(t.instanceId)
       .where(sql`filled_ref is not null and (source_ref is null or source_ref not like 'source:%')`),
+    index('crf_values_differs').on(t.instanceId).where(sql`differs <> 0`),
   ],
 );
 

@@ -38,6 +38,7 @@ import {
   visits,
 } from '../../db/schema';
 import { translator } from '../../lib/i18n';
+import { changesOf } from './audit.service';
 
 type Stored = typeof auditEvents.$inferSelect;
 
@@ -416,16 +417,16 @@ export async function presentAuditRows(
         ? instById.get(num(r.entityId) ?? -1)
         : undefined;
     const item = i && r.entity === 'crf_value' && r.field ? itemOf(i.formId, r.field) : undefined;
-    const readable = (v: string | null): string | null => {
+    const readableAs = (field: string | null, item: FieldComponent | undefined) => (v: string | null): string | null => {
       if (v === null || v === '') return v;
-      if (r.field && IDENTIFIER_FIELDS.has(r.field)) return v;
+      if (field && IDENTIFIER_FIELDS.has(field)) return v;
       if (item) return itemValue(item, v, en);
-      if (r.field === 'status') {
+      if (field === 'status') {
         if (r.entity === 'subject') return t(`subjectStatus.${v}`, { defaultValue: v });
         if (r.entity === 'crf_instance') return t(`auditView.crfStatus.${v}`, { defaultValue: v });
         if (ENABLED_STATUS_ENTITIES.has(r.entity)) return t(`auditView.enabled.${v}`, { defaultValue: v });
       }
-      const ref = r.field ? REFERENCE_FIELDS[r.field] : undefined;
+      const ref = field ? REFERENCE_FIELDS[field] : undefined;
       if (ref) {
         const parts = idList(v);
         if (parts.length && parts.every((p) => p !== null))
@@ -435,6 +436,30 @@ export async function presentAuditRows(
       if (MACHINE_REASONS[v]) return t(MACHINE_REASONS[v]);
       return v;
     };
+    const readable = readableAs(r.field, item);
+    // an action's item changes (one event for a form's batch save, migration 0048): each masked and read as a
+    // single-field row's value would be, its label from the instance's design version
+    const changes = changesOf(r.changes)?.map((c) => {
+      const cItem = i ? itemOf(i.formId, c.field) : undefined;
+      const raw = {
+        field: c.field,
+        oldValue: full ? c.oldValue : maskAuditText(c.oldValue, c.field, known),
+        newValue: full ? c.newValue : maskAuditText(c.newValue, c.field, known),
+        reason: full ? c.reason : maskAuditText(c.reason, null, known),
+        ...(c.entryMode !== undefined ? { entryMode: c.entryMode } : {}),
+        ...(c.cause ? { cause: c.cause } : {}),
+      };
+      const shown = readableAs(c.field, cItem);
+      return {
+        raw,
+        display: {
+          field: cItem ? pick(cItem.label, cItem.labelEn) : t(`auditView.fields.${c.field}`, { defaultValue: c.field }),
+          oldValue: shown(raw.oldValue),
+          newValue: shown(raw.newValue),
+          reason: readableReason(raw.reason, viewer.language),
+        },
+      };
+    }) ?? null;
     const fieldLabel = !r.field
       ? null
       : item
@@ -462,6 +487,7 @@ export async function presentAuditRows(
       oldValue: readable(oldValue),
       newValue: readable(newValue),
       reason,
+      changes: changes?.map((c) => c.display) ?? null,
     };
     const { createdAt, chainKey: _c, hash: _h, prevHash: _p, ...rest } = r;
     // the machine actors (no user): background jobs and a shared form's participant, named in the reader's language
@@ -469,7 +495,16 @@ export async function presentAuditRows(
       rest.userId === null && (rest.userName === 'system' || rest.userName === 'participant')
         ? t(`audit.actors.${rest.userName}`)
         : rest.userName;
-    return { ...rest, userName, oldValue, newValue, reason: reasonRaw, createTime: createdAt.toISOString(), display };
+    return {
+      ...rest,
+      userName,
+      oldValue,
+      newValue,
+      reason: reasonRaw,
+      createTime: createdAt.toISOString(),
+      changes: changes?.map((c) => c.raw) ?? null,
+      display,
+    };
   });
 }
 

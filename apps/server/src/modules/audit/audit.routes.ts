@@ -110,29 +110,37 @@ async function exportXlsx(db: Db, viewer: AuditViewer, where: SQL | undefined, r
     { header: t('audit.fieldCode'), key: 'fieldCode', width: 18 },
   ];
   ws.getRow(1).font = { bold: true };
-  for (let i = 0; i < rows.length; i += PRESENT_BATCH) {
+  // an event carrying several item changes (a form's batch save) is one line per item, the event's columns repeated
+  let lines = 0;
+  for (let i = 0; i < rows.length && lines < AUDIT_EXPORT_MAX; i += PRESENT_BATCH) {
     for (const r of await presentAuditRows(db, viewer, rows.slice(i, i + PRESENT_BATCH))) {
       const d = r.display;
-      ws.addRow(safeRow({
-        time: r.createTime,
-        user: r.userName ?? '',
-        env: r.env ?? '',
-        action: d.event,
-        subject: d.subject ?? '',
-        site: d.site ?? '',
-        visit: d.visit ?? '',
-        form: d.form ?? '',
-        object: d.target ? `${d.entity} ${d.target}` : d.entity,
-        field: d.field ?? '',
-        oldValue: d.oldValue ?? '',
-        newValue: d.newValue ?? '',
-        reason: d.reason ?? '',
-        ip: r.ip ?? '',
-        requestId: r.requestId ?? '',
-        entity: r.entity,
-        entityId: r.entityId ?? '',
-        fieldCode: r.field ?? '',
-      }));
+      const parts = d.changes?.length
+        ? d.changes.map((c, k) => ({ ...c, code: r.changes?.[k]?.field ?? '' }))
+        : [{ field: d.field, oldValue: d.oldValue, newValue: d.newValue, reason: d.reason, code: r.field ?? '' }];
+      for (const c of parts) {
+        if (lines++ >= AUDIT_EXPORT_MAX) break;
+        ws.addRow(safeRow({
+          time: r.createTime,
+          user: r.userName ?? '',
+          env: r.env ?? '',
+          action: d.event,
+          subject: d.subject ?? '',
+          site: d.site ?? '',
+          visit: d.visit ?? '',
+          form: d.form ?? '',
+          object: d.target ? `${d.entity} ${d.target}` : d.entity,
+          field: c.field ?? '',
+          oldValue: c.oldValue ?? '',
+          newValue: c.newValue ?? '',
+          reason: c.reason ?? d.reason ?? '',
+          ip: r.ip ?? '',
+          requestId: r.requestId ?? '',
+          entity: r.entity,
+          entityId: r.entityId ?? '',
+          fieldCode: c.code,
+        }));
+      }
     }
   }
   const buf = Buffer.from(await wb.xlsx.writeBuffer());

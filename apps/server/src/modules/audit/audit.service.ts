@@ -5,13 +5,13 @@
  * forged row breaks the chain; the database refuses UPDATE/DELETE/TRUNCATE on the table.
  */
 import { createHmac } from 'node:crypto';
-import { asc, desc, eq, gt, and, ilike, inArray, isNotNull, or, sql } from 'drizzle-orm';
+import { asc, eq, gt, and, ilike, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
 import type { UserPickerRow } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
 import type { AnchorIndex } from './audit-anchors';
 import { auditEvents, organizations, users } from '../../db/schema';
 import type { AuthedContext } from '../../lib/context';
-import { likeOf, unnestRows } from '../../lib/sql';
+import { likeOf, rowsOf, unnestRows } from '../../lib/sql';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -44,6 +44,57 @@ export function actorOf(ctx: AuthedContext): AuditActor {
   return { userId: ctx.user.id, userName: ctx.user.name, requestId: ctx.requestId, ip: ctx.ip, env: ctx.env };
 }
 
+/**
+ * One item's change inside an action's audit event (a batch save of a form: issue 16 item 3). Values are stored as
+ * text, as a single-field row's are.
+ */
+export interface AuditChange {
+  field: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  reason?: string | null;
+  /** the value's entry mode (ENTRY_MODE) */
+  entryMode?: number | null;
+  /** why the server changed it (e.g. a display condition cleared it) */
+  cause?: string | null;
+}
+
+/** A stored change as read back (values as text). */
+export interface StoredAuditChange {
+  field: string;
+  oldValue: string | null;
+  newValue: string | null;
+  reason: string | null;
+  entryMode?: number;
+  cause?: string;
+}
+
+/** The changes of a stored row, or null for a single-field row (and for text that is not a list, never thrown). */
+export function changesOf(text: string | null): StoredAuditChange[] | null {
+  if (!text) return null;
+  try {
+    const list: unknown = JSON.parse(text);
+    return Array.isArray(list) ? (list as StoredAuditChange[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The stored text of an action's changes: fixed key order, values as text, so the chain hashes what is read back. */
+function changesText(list: AuditChange[] | undefined): string | null {
+  if (!list?.length) return null;
+  return JSON.stringify(
+    list.map((c): StoredAuditChange => ({
+      field: c.field,
+      oldValue: asText(c.oldValue),
+      newValue: asText(c.newValue),
+      reason: c.reason ?? null,
+      ...(c.entryMode !== undefined && c.entryMode !== null ? { entryMode: c.entryMode } : {}),
+      ...(c.cause ? { cause: c.cause } : {}),
+    })),
+  );
+}
+
 export interface AuditEntry {
   action: string;
   entity: string;
@@ -57,6 +108,8 @@ export interface AuditEntry {
   subjectId?: number | null;
   /** overrides the actor's env (e.g. for system events) */
   env?: string | null;
+  /** the item changes of one action (one row for the whole action instead of one per item) */
+  changes?: AuditChange[];
 }
 
 type Row = typeof auditEvents.$inferSelect;
@@ -92,6 +145,8 @@ export function hashRow(prevHash: string, c: Content): string {
     c.requestId,
     c.ip,
     c.createdAt.toISOString(),
+    // rows of one action's changes (migration 0048) hash them too; rows without keep the hash they were written with
+    ...(c.changes === null || c.changes === undefined ? [] : [c.changes]),
   ]);
   return createHmac('sha256', chainSecret()).update(prevHash).update('\n').update(canonical).digest('hex');
 }
@@ -107,24 +162,29 @@ export function chainKeyOf(projectId: number | null | undefined, subjectId?: num
  * per chain so that two concurrent writers cannot fork it.
  */
 export async function recordAudit(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Promise<void> {
-  if (entries.length === 0) return;
+  const insert = await auditInsert(tx, actor, entries);
+  if (insert) await tx.execute(insert);
+}
+
+/**
+ * The statement that appends entries to the trail: locks each chain's head (one round trip per chain) and computes
+ * the rows' hashes. Null when there is nothing to write.
+ */
+async function auditInsert(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Promise<SQL | null> {
+  if (entries.length === 0) return null;
   const byChain = new Map<string, AuditEntry[]>();
   for (const e of entries) {
     const k = chainKeyOf(e.projectId, e.subjectId);
     byChain.set(k, [...(byChain.get(k) ?? []), e]);
   }
   const now = new Date();
+  const rows: (Content & { prevHash: string; hash: string })[] = [];
   for (const [chainKey, list] of byChain) {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${chainKey}))`);
-    const [last] = await tx
-      .select({ seq: auditEvents.seq, hash: auditEvents.hash })
-      .from(auditEvents)
-      .where(eq(auditEvents.chainKey, chainKey))
-      .orderBy(desc(auditEvents.seq))
-      .limit(1);
+    // the chain's lock and its head in one round trip (migration 0049: the read after the lock, with a new snapshot)
+    const head = await tx.execute(sql`select seq, hash from audit_chain_head(${chainKey})`);
+    const last = rowsOf<{ seq: number; hash: string }>(head)[0];
     let seq = last?.seq ?? 0;
     let prevHash = last?.hash ?? GENESIS_HASH;
-    const rows: (Content & { prevHash: string; hash: string })[] = [];
     for (const e of list) {
       seq += 1;
       const content: Content = {
@@ -146,27 +206,26 @@ export async function recordAudit(tx: Tx, actor: AuditActor, entries: AuditEntry
         requestId: actor.requestId,
         ip: actor.ip,
         createdAt: now,
+        changes: changesText(e.changes),
       };
       const hash = hashRow(prevHash, content);
       rows.push({ ...content, prevHash, hash });
       prevHash = hash;
     }
-    const a = auditEvents;
-    await tx.execute(
-      sql`insert into ${a} ${unnestRows(
-        [
-          [a.chainKey, 'varchar'], [a.seq, 'int'], [a.env, 'varchar'], [a.projectId, 'int'], [a.siteId, 'int'], [a.subjectId, 'int'],
-          [a.userId, 'int'], [a.userName, 'varchar'], [a.action, 'varchar'], [a.entity, 'varchar'], [a.entityId, 'varchar'],
-          [a.field, 'varchar'], [a.oldValue, 'text'], [a.newValue, 'text'], [a.reason, 'text'], [a.requestId, 'varchar'],
-          [a.ip, 'varchar'], [a.createdAt, 'timestamptz'], [a.prevHash, 'varchar'], [a.hash, 'varchar'],
-        ],
-        rows.map((r) => [
-          r.chainKey, r.seq, r.env, r.projectId, r.siteId, r.subjectId, r.userId, r.userName, r.action, r.entity, r.entityId,
-          r.field, r.oldValue, r.newValue, r.reason, r.requestId, r.ip, r.createdAt.toISOString(), r.prevHash, r.hash,
-        ]),
-      )}`,
-    );
   }
+  const a = auditEvents;
+  return sql`insert into ${a} ${unnestRows(
+    [
+      [a.chainKey, 'varchar'], [a.seq, 'int'], [a.env, 'varchar'], [a.projectId, 'int'], [a.siteId, 'int'], [a.subjectId, 'int'],
+      [a.userId, 'int'], [a.userName, 'varchar'], [a.action, 'varchar'], [a.entity, 'varchar'], [a.entityId, 'varchar'],
+      [a.field, 'varchar'], [a.oldValue, 'text'], [a.newValue, 'text'], [a.reason, 'text'], [a.requestId, 'varchar'],
+      [a.ip, 'varchar'], [a.createdAt, 'timestamptz'], [a.prevHash, 'varchar'], [a.hash, 'varchar'], [a.changes, 'text'],
+    ],
+    rows.map((r) => [
+      r.chainKey, r.seq, r.env, r.projectId, r.siteId, r.subjectId, r.userId, r.userName, r.action, r.entity, r.entityId,
+      r.field, r.oldValue, r.newValue, r.reason, r.requestId, r.ip, r.createdAt.toISOString(), r.prevHash, r.hash, r.changes,
+    ]),
+  )}`;
 }
 
 /**

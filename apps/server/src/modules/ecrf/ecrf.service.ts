@@ -4,7 +4,7 @@
  * form's rules (types, required when shown, conditions) enforced here exactly as the web renderer applies them,
  * and certification that makes the form read-only until uncertified with a reason.
  */
-import { and, asc, desc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import {
   CRF_STATUS,
   ENTRY_MODE,
@@ -30,7 +30,7 @@ import { crfInstances, crfValueHistory, crfValues, ddcShareLinks, forms, subject
 import { AppError, type FieldProblem } from '../../lib/errors';
 import { staleWrite } from '../../lib/stale';
 import type { ProjectScopedContext } from '../../lib/context';
-import { actorOf, recordAudit, type AuditActor } from '../audit/audit.service';
+import { actorOf, recordAudit, type AuditActor, type AuditChange } from '../audit/audit.service';
 import { endReview } from '../ddc/ddc-review';
 import { unnestRows } from '../../lib/sql';
 import { SubjectsService } from '../subjects/subjects.service';
@@ -345,7 +345,7 @@ export class EcrfService {
       // one upsert for the values and one insert for their history, whatever the number of items
       const upserts: (typeof crfValues.$inferInsert)[] = [];
       const history: (typeof crfValueHistory.$inferInsert)[] = [];
-      const audits = [];
+      const changes: AuditChange[] = [];
       for (const [k, v] of incoming) {
         const old = current.get(k);
         const quality = v.quality ?? null;
@@ -373,22 +373,13 @@ export class EcrfService {
           cause: v.cause ?? null,
           sourceRef: ref,
         });
-        audits.push({
-          action: 'crf.value',
-          entity: 'crf_value',
-          entityId: inst!.id,
-          projectId: ctx.project.id,
-          siteId: subject.siteId,
-          subjectId: subject.id,
-          field: k,
-          oldValue: old?.value?.v ?? null,
-          newValue: v.value,
-          reason: v.reason ?? null,
-        });
+        changes.push({ field: k, oldValue: old?.value?.v ?? null, newValue: v.value, reason: v.reason ?? null, entryMode: modeOf(k), cause: v.cause ?? null });
       }
+      // the values and their history in one statement (issue 16 item 4: one round trip, not two)
+      const writes: SQL[] = [];
       if (upserts.length) {
         const c = crfValues;
-        await tx.execute(sql`insert into ${c} ${unnestRows(
+        writes.push(sql`insert into ${c} ${unnestRows(
           [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.quality, 'varchar'], [c.sourceRef, 'varchar'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz'],
            [c.filledRef, 'varchar'], [c.filledValue, 'jsonb']],
           upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.quality ?? null, u.sourceRef ?? null, u.updatedBy, now.toISOString(),
@@ -401,11 +392,15 @@ export class EcrfService {
       }
       if (history.length) {
         const h = crfValueHistory;
-        await tx.execute(sql`insert into ${h} ${unnestRows(
+        writes.push(sql`insert into ${h} ${unnestRows(
           [[h.instanceId, 'int'], [h.variable, 'varchar'], [h.oldValue, 'jsonb'], [h.newValue, 'jsonb'], [h.entryMode, 'int'], [h.reason, 'varchar'],
            [h.instanceVersion, 'int'], [h.userId, 'int'], [h.userName, 'varchar'], [h.quality, 'varchar'], [h.cause, 'varchar'], [h.sourceRef, 'varchar']],
           history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName, x.quality ?? null, x.cause ?? null, x.sourceRef ?? null]),
         )}`);
+      }
+      if (writes.length === 1) await tx.execute(writes[0]!);
+      else if (writes.length > 1) {
+        await tx.execute(sql`with ${sql.join(writes.map((w, k) => sql`${sql.raw(`w${k}`)} as (${w})`), sql`, `)} select 1`);
       }
       // a new instance or a new status moves the subject's current visit and form progress, and a new status or other
       // missing items the report counts (subjects.report_counts, migration 0040)
@@ -425,7 +420,13 @@ export class EcrfService {
           { raise: input.entryMode !== ENTRY_MODE.stash },
         );
       }
-      await recordAudit(tx, actor, audits);
+      // one audit event for the save, carrying its item changes (issue 16 item 3: one chained row per action, not one
+      // per item); the item history keeps its row per item (crf_value_history, read by the history screens). Last,
+      // as everywhere: the chain's lock is the last lock a transaction takes, so that no two writers wait on each other
+      if (changes.length)
+        await recordAudit(tx, actor, [
+          { action: 'crf.value', entity: 'crf_instance', entityId: inst!.id, projectId: ctx.project.id, siteId: subject.siteId, subjectId: subject.id, changes },
+        ]);
       // (a save that changes nothing accepts the answers as they are)
       if (reviews && pendingBefore) await endReview(tx, actor, pendingBefore, history.length ? 'corrected' : 'accepted', inst!);
       // the saved state as this transaction wrote it: what was stored, with this batch's writes on top

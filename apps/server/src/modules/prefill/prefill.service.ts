@@ -265,21 +265,23 @@ export class PrefillService {
         throw await staleWrite(tx, c.instance.updatedBy, c.instance.updatedAt);
       }
       if (rows.length) await tx.insert(prefillDecisions).values(rows);
-      await recordAudit(
-        tx,
-        actorOf(ctx),
-        rows.map((r) => ({
-          action: 'prefill.decision',
-          entity: 'crf_value',
-          entityId: instance?.id ?? null,
-          projectId: ctx.project.id,
-          siteId: subject.siteId,
-          subjectId: subject.id,
-          field: r.variable,
-          newValue: { decision: r.decision, value: r.candidate?.v ?? null, source: sourceRef(r.sourceRecordId, r.sourceVersion) },
-          reason: input.decisions.find((d) => d.variable === r.variable)?.reason ?? null,
-        })),
-      );
+      // one event for the decisions, carrying each item's (as the save's values are one event: issue 16 item 3)
+      if (rows.length)
+        await recordAudit(tx, actorOf(ctx), [
+          {
+            action: 'prefill.decision',
+            entity: 'crf_instance',
+            entityId: instance?.id ?? null,
+            projectId: ctx.project.id,
+            siteId: subject.siteId,
+            subjectId: subject.id,
+            changes: rows.map((r) => ({
+              field: r.variable,
+              newValue: { decision: r.decision, value: r.candidate?.v ?? null, source: sourceRef(r.sourceRecordId, r.sourceVersion) },
+              reason: input.decisions.find((d) => d.variable === r.variable)?.reason ?? null,
+            })),
+          },
+        ]);
       return { instance, saved: items.length, ignored: rows.filter((r) => r.decision === 'ignore').length };
     });
   }

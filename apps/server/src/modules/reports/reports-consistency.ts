@@ -14,11 +14,14 @@
  * The pre-fill may have converted the unit or mapped a code to an option, so the eCRF value is compared with what
  * the pre-fill wrote and the source with itself, never the eCRF value with the raw source value. All in SQL.
  *
- * Only candidates are read, never every pre-filled value (docs/decisions.md, "Reports read maintained counters"):
- * values changed by hand since their pre-fill (a partial index of them) and values still carrying their source whose
- * record has a version after the first or was deleted (a partial index of such records, then an index of the values
- * by the record their source_ref names). Any listed value is one of these: an unchanged one is never "edited", and a
- * record can only have changed since a version v ≥ 1 if its version is above 1.
+ * Every write keeps the answer (docs/decisions.md, "Reports read maintained counters"; migration 0047): each value's
+ * reasons (crf_values.differs, set by a trigger on the value and again by one on source_records when its record
+ * changes or goes), each subject's listed values per visit × form and reason (subjects.consistency_counts), and their
+ * sums per site, subject status, design version, visit and form (crf_report_counts). A page sorted by subject number
+ * takes its total from the counters and walks the subjects that have listed values in number order (a partial index
+ * of them), reading the values of the page's subjects only; the other sorts, and a subject-number search, read the
+ * scope's listed values (a partial index of them) and sort them. The rows themselves are computed from the values
+ * and records as before (the same reasons, the same rows): the kept reasons only choose which values to read.
  */
 import { inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
@@ -33,12 +36,11 @@ import {
   type consistencyRequest,
 } from '@esource/shared';
 import type { Db } from '../../db/client';
-import { forms, sites, subjects, visits } from '../../db/schema';
+import { crfReportCounts, forms, sites, subjects, visits } from '../../db/schema';
 import type { ProjectScopedContext } from '../../lib/context';
 import { offsetOf, pageOf } from '../../lib/page';
 import { likeOf, rowsOf } from '../../lib/sql';
-import { codeWhere, fieldLabel, nameIn, subjectWhere } from './reports.service';
-import { subjectChunks } from './reports-missing';
+import { codeWhere, countsWhere, fieldLabel, nameIn, subjectWhere } from './reports.service';
 
 type ListQuery = z.output<typeof consistencyRequest>;
 type Filters = z.output<typeof consistencyExportRequest>;
@@ -106,29 +108,89 @@ const dateText = (d: string | Date | null) =>
 export class ConsistencyReport {
   constructor(private readonly db: Db) {}
 
+  /** The bit of crf_values.differs, and the counters' column, of a reason (none: any reason). */
+  private static reasonOf(f: Filters): { bit: number; column: string; index: number } {
+    switch (f.reason) {
+      case 'edited':
+        return { bit: 1, column: 'differing_edited', index: 1 };
+      case 'sourceChanged':
+        return { bit: 2, column: 'differing_changed', index: 2 };
+      case 'sourceDeleted':
+        return { bit: 4, column: 'differing_deleted', index: 3 };
+      case undefined:
+      default:
+        return { bit: 7, column: 'differing', index: 0 };
+    }
+  }
+
   /**
-   * The candidates: ids of the values that may be listed (a few per changed record or hand edit, never every
-   * pre-filled value). Read first and passed to the listing as an array, whose length the planner then knows (the
-   * partial indexes' conditions are estimated far above what they hold, which would read every form instance).
+   * The candidates: ids of the values of the caller's project and environment listed for the reason (of some
+   * subjects: `subjectIds`), through the partial index of listed values. Read first and passed to the listing as an
+   * array, whose length the planner then knows.
    */
-  private async candidates(ctx: ProjectScopedContext, f: Filters): Promise<number[]> {
+  private async candidates(ctx: ProjectScopedContext, f: Filters, subjectIds?: number[]): Promise<number[]> {
+    const { bit } = ConsistencyReport.reasonOf(f);
     return rowsOf<{ id: number }>(
-      await this.db.execute(sql`
-        -- changed by hand since the pre-fill (the source dropped), in any project (the listing keeps the caller's):
-        -- crf_values_prefill_edited
-        select v.id from crf_values v
-         where v.filled_ref is not null and (v.source_ref is null or v.source_ref not like 'source:%')
-        ${
-          f.reason === 'edited'
-            ? sql``
-            : sql`union all
-        -- still carrying its source, whose record changed or was deleted at the hospital since: source_records_changed,
-        -- then crf_values_source_record
-        select v.id from source_records r
-          join crf_values v on split_part(v.source_ref, ':', 2) = r.id::text and v.source_ref like 'source:%'
-         where r.project_id = ${ctx.project.id} and r.env = ${ctx.env} and (r.version > 1 or r.deleted_at is not null)`
-        }`),
+      await this.db.execute(
+        subjectIds
+          ? sql`
+        select v.id from crf_instances i join crf_values v on v.instance_id = i.id and v.differs <> 0 and v.differs & ${bit} <> 0
+         where i.subject_id = any(${sql.param(subjectIds)}::int[]) and i.deleted_at is null
+           and i.project_id = ${ctx.project.id} and i.env = ${ctx.env}`
+          : sql`
+        select v.id from crf_values v join crf_instances i on i.id = v.instance_id
+         where v.differs <> 0 and v.differs & ${bit} <> 0
+           and i.project_id = ${ctx.project.id} and i.env = ${ctx.env} and i.deleted_at is null`,
+      ),
     ).map((r) => r.id);
+  }
+
+  /** The listed values of the scope and filters: the counters of the subjects in scope (crf_report_counts). */
+  private async counted(ctx: ProjectScopedContext, f: Filters): Promise<number> {
+    const c = crfReportCounts;
+    const codes = f.visitCode !== undefined || f.formCode !== undefined;
+    const [r] = rowsOf<{ n: number | string | null }>(
+      await this.db.execute(sql`
+        select sum(${sql.raw(`crf_report_counts.${ConsistencyReport.reasonOf(f).column}`)}) as n
+          from ${c}
+          ${codes ? sql`join ${visits} on ${visits.id} = ${c.visitId} join ${forms} on ${forms.id} = ${c.formId}` : sql``}
+         where ${countsWhere(ctx, f)} and ${codeWhere(f)} and ${c.variable} = ''`),
+    );
+    return Number(r?.n ?? 0);
+  }
+
+  /**
+   * The subjects in scope that have listed values of the filters, in the sort's subject-number order, each with how
+   * many: at most `limit` (each has one at least), walking the partial index of the subjects that have any.
+   */
+  private async walk(
+    ctx: ProjectScopedContext,
+    f: Filters,
+    dir: 'asc' | 'desc',
+    limit: number,
+  ): Promise<{ id: number; n: number }[]> {
+    const { index } = ConsistencyReport.reasonOf(f);
+    const codes = f.visitCode !== undefined || f.formCode !== undefined;
+    const d = sql.raw(dir);
+    return rowsOf<{ id: number; n: number | string }>(
+      await this.db.execute(sql`
+        select ${subjects.id} as id, k.n
+          from ${subjects}
+          cross join lateral (
+            select sum((e.value ->> ${sql.raw(String(index))})::int) as n
+              from jsonb_each(${subjects}.consistency_counts) e
+              ${
+                codes
+                  ? sql`join ${visits} on ${visits.id} = split_part(e.key, ':', 1)::int
+              join ${forms} on ${forms.id} = split_part(e.key, ':', 2)::int`
+                  : sql``
+              }
+             where ${codeWhere(f)}
+          ) k
+         where ${subjectWhere(ctx, f)} and ${subjects}.consistency_counts <> '{}'::jsonb and k.n > 0
+         order by ${subjects.ptsNo} ${d}
+         limit ${limit}`),
+    ).map((r) => ({ id: r.id, n: Number(r.n) }));
   }
 
   /**
@@ -295,8 +357,31 @@ export class ConsistencyReport {
 
   /** POST /dataConsistencyReport/list */
   async page(ctx: ProjectScopedContext, q: ListQuery): Promise<ConsistencyPage> {
+    const offset = offsetOf(q);
+    if (q.sortField === 'ptsNo' && !q.ptsNo) {
+      // the total from the counters; the page's subjects walked in number order, their values read
+      const total = await this.counted(ctx, q);
+      if (offset >= total) return pageOf(q, total, []);
+      const picked: number[] = [];
+      let before = 0;
+      let skip = 0;
+      for (const s of await this.walk(ctx, q, q.sortOrder === 'desc' ? 'desc' : 'asc', offset + q.pageSize)) {
+        if (before + s.n <= offset) {
+          before += s.n;
+          continue;
+        }
+        if (picked.length === 0) skip = offset - before;
+        picked.push(s.id);
+        before += s.n;
+        if (before >= offset + q.pageSize) break;
+      }
+      if (picked.length === 0) return pageOf(q, total, []);
+      const candidates = await this.candidates(ctx, q, picked);
+      const rows = await this.query(ctx, q, q, { limit: q.pageSize, offset: skip, subjectIds: picked, candidates });
+      return pageOf(q, total, await this.toRows(ctx, rows));
+    }
     const candidates = await this.candidates(ctx, q);
-    const rows = await this.query(ctx, q, q, { limit: q.pageSize, offset: offsetOf(q), candidates });
+    const rows = await this.query(ctx, q, q, { limit: q.pageSize, offset, candidates });
     let total = Number(rows[0]?.total ?? 0);
     if (rows.length === 0 && q.pageNumber > 1) {
       // past the last page: the total all the same
@@ -305,13 +390,31 @@ export class ConsistencyReport {
     return pageOf(q, total, await this.toRows(ctx, rows));
   }
 
-  /** Every listed value of the filters, a few hundred subjects at a time in subject-number order (the export). */
+  /**
+   * Every listed value of the filters, a few hundred subjects at a time in subject-number order (the export): the
+   * subjects that have listed values, walked in number order.
+   */
   async *exportChunks(ctx: ProjectScopedContext, f: Filters, chunk = 500): AsyncGenerator<ConsistencyRow[]> {
-    const candidates = await this.candidates(ctx, f);
-    if (candidates.length === 0) return;
-    for await (const ids of subjectChunks(this.db, ctx, f, chunk)) {
-      const rows = await this.query(ctx, f, { sortField: 'ptsNo', sortOrder: 'asc' }, { subjectIds: ids, candidates });
-      if (rows.length) yield await this.toRows(ctx, rows);
+    const bySubject: Sort = { sortField: 'ptsNo', sortOrder: 'asc' };
+    let after: string | null = null;
+    for (;;) {
+      const found: { id: number; pts_no: string }[] = rowsOf<{ id: number; pts_no: string }>(
+        await this.db.execute(sql`
+          select ${subjects.id} as id, ${subjects.ptsNo} as pts_no from ${subjects}
+           where ${subjectWhere(ctx, f)} and ${subjects}.consistency_counts <> '{}'::jsonb
+             ${f.ptsNo ? sql`and ${subjects.ptsNo} ilike ${likeOf(f.ptsNo)}` : sql``}
+             ${after !== null ? sql`and ${subjects.ptsNo} > ${after}` : sql``}
+           order by ${subjects.ptsNo} limit ${chunk}`),
+      );
+      if (found.length === 0) return;
+      const ids = found.map((r) => r.id);
+      const candidates = await this.candidates(ctx, f, ids);
+      if (candidates.length) {
+        const rows = await this.query(ctx, f, bySubject, { subjectIds: ids, candidates });
+        if (rows.length) yield await this.toRows(ctx, rows);
+      }
+      if (found.length < chunk) return;
+      after = found[found.length - 1]!.pts_no;
     }
   }
 }

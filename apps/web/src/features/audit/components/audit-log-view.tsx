@@ -63,40 +63,82 @@ function Record({ r }: { r: AuditLogRow }) {
     d.form,
     d.target ? `${d.entity} ${d.target}` : d.subject || d.visit || d.form ? null : d.entity,
   ].filter((x): x is string => Boolean(x));
-  const change =
-    d.field || d.oldValue || d.newValue ? (
-      <div data-testid="audit-change" style={{ overflowWrap: 'anywhere' }}>
-        {d.field ? <Typography.Text strong>{d.field}: </Typography.Text> : null}
-        {d.oldValue !== null && d.oldValue !== '' ? (
-          <>
-            <Typography.Text type="secondary" delete>
-              {d.oldValue}
-            </Typography.Text>
-            {' → '}
-            {d.newValue !== null && d.newValue !== '' ? (
-              <Typography.Text>{d.newValue}</Typography.Text>
-            ) : (
-              <Typography.Text type="secondary">{t('record.empty')}</Typography.Text>
-            )}
-          </>
-        ) : d.newValue !== null && d.newValue !== '' ? (
-          // a short value stays on the field's line; a long one (permission lists) wraps and collapses
-          d.newValue.length > 80 ? (
-            <Value v={d.newValue} />
-          ) : (
-            <Typography.Text>{d.newValue}</Typography.Text>
-          )
-        ) : (
-          <Typography.Text type="secondary">{t('record.empty')}</Typography.Text>
-        )}
-      </div>
-    ) : null;
   return (
     <div data-testid="audit-record">
       {where.length ? <div>{where.join(' · ')}</div> : null}
-      {change}
+      {d.changes?.length ? <Changes list={d.changes} /> : <Change d={d} />}
     </div>
   );
+}
+
+/** How many of an event's item changes show before "show all". */
+const CHANGES_SHOWN = 5;
+
+/** An event's item changes (a form's batch save is one event): each "item: old → new", its reason under it. */
+function Changes({ list }: { list: NonNullable<AuditLogRow['display']['changes']> }) {
+  const { t } = useTranslation('audit');
+  const [all, setAll] = useState(false);
+  const shown = all ? list : list.slice(0, CHANGES_SHOWN);
+  return (
+    <div data-testid="audit-changes">
+      {list.length > 1 ? (
+        <Typography.Text type="secondary">{t('record.items', { count: list.length })}</Typography.Text>
+      ) : null}
+      {shown.map((c, i) => (
+        <div key={i}>
+          <Change d={c} />
+          {c.reason ? (
+            <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+              {t('record.reason', { reason: c.reason })}
+            </Typography.Text>
+          ) : null}
+        </div>
+      ))}
+      {list.length > CHANGES_SHOWN ? (
+        <Button
+          type="link"
+          size="small"
+          style={{ padding: 0 }}
+          onClick={() => setAll(!all)}
+          data-testid="audit-changes-toggle"
+        >
+          {all ? t('record.showFewer') : t('record.showAll', { count: list.length })}
+        </Button>
+      ) : null}
+    </div>
+  );
+}
+
+/** One change: "field: old → new" (or the value set, or "(empty)"). */
+function Change({ d }: { d: { field: string | null; oldValue: string | null; newValue: string | null } }) {
+  const { t } = useTranslation('audit');
+  return d.field || d.oldValue || d.newValue ? (
+    <div data-testid="audit-change" style={{ overflowWrap: 'anywhere' }}>
+      {d.field ? <Typography.Text strong>{d.field}: </Typography.Text> : null}
+      {d.oldValue !== null && d.oldValue !== '' ? (
+        <>
+          <Typography.Text type="secondary" delete>
+            {d.oldValue}
+          </Typography.Text>
+          {' → '}
+          {d.newValue !== null && d.newValue !== '' ? (
+            <Typography.Text>{d.newValue}</Typography.Text>
+          ) : (
+            <Typography.Text type="secondary">{t('record.empty')}</Typography.Text>
+          )}
+        </>
+      ) : d.newValue !== null && d.newValue !== '' ? (
+        // a short value stays on the field's line; a long one (permission lists) wraps and collapses
+        d.newValue.length > 80 ? (
+          <Value v={d.newValue} />
+        ) : (
+          <Typography.Text>{d.newValue}</Typography.Text>
+        )
+      ) : (
+        <Typography.Text type="secondary">{t('record.empty')}</Typography.Text>
+      )}
+    </div>
+  ) : null;
 }
 
 /** The stored row's internals, on demand: ids, codes and the values as stored (masked as on screen). */
@@ -106,6 +148,9 @@ function TechnicalDetails({ r }: { r: AuditLogRow }) {
     [t('record.entity'), r.entity],
     [t('record.entityId'), r.entityId],
     [t('record.fieldCode'), r.field],
+    ...(r.changes?.length
+      ? [[t('record.itemCodes'), r.changes.map((c) => c.field).join(', ')] as [string, string]]
+      : []),
     [t('record.rawOld'), r.oldValue],
     [t('record.rawNew'), r.newValue],
     [t('record.siteId'), r.siteId],
