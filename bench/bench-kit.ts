@@ -47,8 +47,12 @@ export async function startSeedingServer(name: string) {
 }
 
 export interface SubjectSeed {
-  /** how many subjects (g = 1 … count) */
+  /** how many subjects (g = from … count) */
   count: number;
+  /** the first g (default 1): a set grown in chunks */
+  from?: number;
+  /** SQL expression: the design version's id (default the demo project's version 1) */
+  versionId?: string;
   /** subject number: prefix || g left-padded to `digits` */
   prefix: string;
   digits: number;
@@ -61,8 +65,9 @@ export interface SubjectSeed {
 }
 
 /**
- * Subjects of the demo project (id 1, PRO, design version 1) generated in one statement: first visit dates over 300
- * days from 2026-01-01, a medical record number each. Status 0 (deleted) gets the reason and the time of deletion.
+ * Subjects of the demo project (id 1, PRO, design version 1 unless `versionId`) generated in one statement: first
+ * visit dates over 300 days from 2026-01-01, a medical record number each. Status 0 (deleted) gets the reason and the
+ * time of deletion.
  */
 export function seedSubjects(exec: (q: string) => Promise<unknown>, s: SubjectSeed) {
   const status = s.status ?? '1 + (g % 7)';
@@ -70,8 +75,8 @@ export function seedSubjects(exec: (q: string) => Promise<unknown>, s: SubjectSe
                                      design_version_id, first_visit_date, medical_record_id, created_at, updated_at)
     select 'PRO', 1, s.id, '${s.prefix}' || lpad(g::text, ${s.digits}, '0'), st, case when st = 0 then 1 end, case when st = 0 then 'benchmark' end,
            case when st = 0 then now() end, ${s.riskLevel ?? 'null'},
-           (select id from design_versions where project_id = 1 and version_no = 1), date '2026-01-01' + (g % 300), 'MR' || g, now(), now()
-      from generate_series(1, ${s.count}) g
+           ${s.versionId ?? '(select id from design_versions where project_id = 1 and version_no = 1)'}, date '2026-01-01' + (g % 300), 'MR' || g, now(), now()
+      from generate_series(${s.from ?? 1}, ${s.count}) g
       cross join lateral (select (${status})::int as st) x
       join sites s on s.project_id = 1 and s.env = 'PRO' and s.site_no = (${s.siteNo})`);
 }
@@ -94,9 +99,15 @@ export function spawnServer(args: string[], env: Record<string, string>, ready: 
 export function spawnApi(dataDir: string) {
   const port = 18000 + Math.floor(Math.random() * 1000);
   return spawnServer(
-    ['--import', 'tsx', 'apps/server/src/main.ts', '--role=api'],
+    [
+      // API_CPU_PROF=<dir>: a CPU profile of the product's process, written there when the benchmark stops it
+      ...(process.env.API_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.API_CPU_PROF}`] : []),
+      '--import', 'tsx', 'apps/server/src/main.ts', '--role=api',
+    ],
     // RESPONSE_CHECK off, as in production: the compiled serializer alone (lib/response-serializer.ts)
-    { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'false', LOG_LEVEL: 'warn', RESPONSE_CHECK: process.env.RESPONSE_CHECK ?? '0' },
+    {
+      PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_DEMO: 'false', LOG_LEVEL: 'warn', RESPONSE_CHECK: process.env.RESPONSE_CHECK ?? '0',
+    },
     /localhost:(\d+)\//,
   );
 }

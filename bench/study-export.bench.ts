@@ -10,7 +10,11 @@
  * Prints items/s, bytes, and the peak RSS / heap sampled every 100 ms. The database reads of the real exports are
  * keyset pages of 500 subjects (see apps/server/src/modules/exports/study/study-exports.ts); this measures the writers.
  *
+ * With DATABASE_URL set it measures the real export jobs end to end instead (ODM, Excel, Dataset-JSON read from a
+ * seeded PostgreSQL database: bench/study-export-e2e.ts); MODE=writers keeps the writers' mode.
+ *
  *   npm run bench -- study-export                SUBJECTS=20000 ITEMS=50 npm run bench -- study-export
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_export npm run bench -- study-export
  */
 import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +34,8 @@ class Sink extends Writable {
     done();
   }
 }
+
+export type Sampler = typeof sampler;
 
 function sampler() {
   let rss = 0;
@@ -102,6 +108,11 @@ async function xlsx() {
   console.log(`Excel (streaming) ${SUBJECTS.toLocaleString()} subjects × ${FORMS * perForm} items: ${s.toFixed(1)} s, ${Math.round(items / s).toLocaleString()} items/s, ${mb(sink.bytes)} written, peak RSS ${mb(peak.rss)}, heap ${mb(peak.heap)}, external ${mb(peak.external)}`);
 }
 
-console.log(`study export writers — ${SUBJECTS.toLocaleString()} subjects × ${ITEMS} items (goal: ODM ≥ 50,000 items/s, RSS < 200 MB; Excel at constant memory)`);
-await odm();
-await xlsx();
+// end to end on a PostgreSQL database (its modules loaded only then: the writers' figures stay comparable)
+if (process.env.EXPORT_RUN) await (await import('./study-export-e2e')).endToEndRun(process.env.EXPORT_RUN, sampler);
+else if (process.env.DATABASE_URL && process.env.MODE !== 'writers') await (await import('./study-export-e2e')).endToEnd(SUBJECTS, import.meta.url);
+else {
+  console.log(`study export writers — ${SUBJECTS.toLocaleString()} subjects × ${ITEMS} items (goal: ODM ≥ 50,000 items/s, RSS < 200 MB; Excel at constant memory)`);
+  await odm();
+  await xlsx();
+}

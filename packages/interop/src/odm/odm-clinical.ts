@@ -6,7 +6,7 @@
  * ItemGroupData of its FormData, with values formatted per the ItemDef's ODM DataType (odm-metadata.ts).
  */
 import type { FieldComponent, FormDefinition } from '@esource/shared';
-import { odmCodedValue, odmDecimal, odmFormLayout } from './odm-metadata';
+import { odmCodedValue, odmDecimal, odmFormLayout, type OdmFormLayout } from './odm-metadata';
 import { attrs, odmDateTime, odmStart, xmlAttr, xmlText, type OdmRootAttributes } from './odm-xml';
 
 export type OdmTransactionType = 'Insert' | 'Update' | 'Remove' | 'Upsert' | 'Context';
@@ -286,6 +286,8 @@ export interface FormItemGroupsOptions {
   includeBlank?: boolean;
   /** audit record per variable */
   audit?: (variable: string) => OdmAudit | undefined;
+  /** the form's `odmFormLayout`, when the caller writes many records of it (computed once, not per record) */
+  layout?: OdmFormLayout;
 }
 
 /**
@@ -297,11 +299,12 @@ export function formItemGroups(
   values: Record<string, unknown>,
   opts: FormItemGroupsOptions = {},
 ): OdmItemGroup[] {
-  const layout = odmFormLayout(form);
+  const layout = opts.layout ?? odmFormLayout(form);
   const groups: OdmItemGroup[] = [];
   const main: OdmItem[] = [];
   for (const l of layout.fields) {
-    const raw = values[l.field.variable];
+    // own keys only: a variable may be named `constructor`
+    const raw = Object.hasOwn(values, l.field.variable) ? values[l.field.variable] : undefined;
     const audit = opts.audit?.(l.field.variable);
     if (l.repeatingGroup) {
       const list = Array.isArray(raw) ? raw : isBlank(raw) ? [] : [raw];

@@ -24,13 +24,23 @@ const ENTITY: Record<string, string> = {
   '\r': '&#13;',
 };
 
+/**
+ * Whether a text may need escaping or replacing: every character either regex above finds (controls, tab, LF, CR,
+ * markup, quotes, surrogates, U+FFFE/U+FFFF). Most values have none and are written as they are, without the two
+ * replace passes (a study export escapes millions of them).
+ */
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const MAY_ESCAPE = /[\u0000-\u001F&<>"'\uD800-\uDFFF\uFFFE\uFFFF]/;
+
 /** Escapes element text. */
 export function xmlText(s: string): string {
+  if (!MAY_ESCAPE.test(s)) return s;
   return s.replace(INVALID_XML, '\uFFFD').replace(TEXT_SPECIAL, (c) => ENTITY[c]!);
 }
 
 /** Escapes an attribute value (tab, LF and CR as character references, so that attribute normalisation keeps them). */
 export function xmlAttr(s: string): string {
+  if (!MAY_ESCAPE.test(s)) return s;
   return s.replace(INVALID_XML, '\uFFFD').replace(ATTR_SPECIAL, (c) => ENTITY[c]!);
 }
 
