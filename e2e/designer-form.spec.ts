@@ -130,7 +130,11 @@ test('designer: every component type, a display condition, drag and drop, save, 
   await page.getByTestId('merge-down').click();
   await expect(page.locator('[data-testid="canvas-item"][data-type="table"] [data-testid="table-cell-0-0"]')).toHaveAttribute('rowspan', '2');
   await page.getByTestId('cell-kind').getByText('Text').click();
-  await page.getByTestId('cell-text').fill('Vital signs');
+  await page.getByTestId('cell-text').fill('生命体征');
+  // the English text beside the Chinese one; an English reader sees it (canvas, preview)
+  await page.getByTestId('cell-textEn').fill('Vital signs');
+  await expect(page.locator('[data-testid="canvas-item"][data-type="table"] [data-testid="table-cell-0-0"]')).toHaveText('Vital signs');
+  await shoot(page, 'designer-cell-text-en_US');
   await page.locator('[data-testid="canvas-item"][data-type="table"] [data-testid="table-cell-0-1"]').click();
   await page.getByTestId('cell-kind').getByText('Field').click();
   await page.getByTestId('prop-label').fill('Pulse');
@@ -224,6 +228,7 @@ test('designer: every component type, a display condition, drag and drop, save, 
   await page.getByTestId('form-layout').getByText('栅格').click();
   await page.getByTestId('tab-preview').click();
   await page.getByTestId('designer-preview').getByTestId('crf-item-SEX').getByText('Female', { exact: true }).click();
+  await expect(page.getByTestId('designer-preview').locator('table.crf-table td[rowspan="2"]')).toHaveText('生命体征');
   await shoot(page, 'designer-preview-grid-zh_CN');
   await page.goto(`/project/microCrfConfig?versionId=${version.id}`);
   await expect(page.getByTestId('designer-canvas')).toBeVisible();

@@ -111,6 +111,8 @@ test('coordinator: an out-of-range value is refused as typed, a soft range warns
   await expect(page.getByTestId('subject-form-progress')).toContainText('1/15');
   await page.getByTestId('form-V1-VS').click();
   await expect(page.getByTestId('crf-title')).toContainText('Vital signs');
+  // the blood pressure table's text cell in English
+  await expect(page.getByTestId('crf-cell-bp-0-0')).toHaveText('Seated, after 5 minutes at rest (mmHg)');
   // D: the datetime says what it wants
   await expect(inputOf(page, 'crf-input-VSDTC')).toHaveAttribute('placeholder', 'Choose date and time');
   // B: 400 stays 400 on blur (no clamping to 300) and is refused with the range
@@ -151,6 +153,7 @@ test('coordinator: an out-of-range value is refused as typed, a soft range warns
   // the same screens in Chinese
   const zh = await openAs(browser, 'crc1', 3, detailUrl, 'zh_CN');
   await zh.getByTestId('form-V2-VS').click();
+  await expect(zh.getByTestId('crf-cell-bp-0-0')).toHaveText('坐位静息 5 分钟后测量（mmHg）');
   await expect(inputOf(zh, 'crf-input-VSDTC')).toHaveAttribute('placeholder', '请选择日期和时间');
   await inputOf(zh, 'crf-input-SYSBP').fill('400');
   await inputOf(zh, 'crf-input-HR').fill('30');

@@ -222,6 +222,9 @@ describe('casebook print', () => {
     ])
       expect(text, s).toContain(s);
     expect(text).toMatch(/\d{4}-\d{2}（未知：日）/);
+    // a table's text cell in Chinese, not its English text
+    expect(text).toContain('坐位静息 5 分钟后测量');
+    expect(text).not.toContain('Seated, after');
     // a cycle form's repeats, numbered; a draft
     expect(text).toMatch(/#1/);
     expect(text).toMatch(/#2/);
@@ -257,6 +260,9 @@ describe('casebook print', () => {
       expect(text, s).toContain(s);
     expect(text).not.toContain('1981-05-01');
     expect(text).not.toContain('headache');
+    // a table's text cell in English, not its Chinese text
+    expect(text).toContain('Seated, after 5 minutes at rest (mmHg)');
+    expect(text).not.toContain('坐位静息');
   });
 
   it('prints only the visits and forms asked for, and refuses ones of another design', async () => {

@@ -15,9 +15,16 @@ const form = (code: string, extra: Record<string, unknown> = {}) => ({
     { id: 'sex', type: 'radio', label: 'Sex', variable: 'sex', required: true, options: [{ value: '1', label: 'Male', mapping: 'M' }, { value: '2', label: 'Female', mapping: 'F' }] },
     { id: 'preg', type: 'radio', label: 'Pregnant', variable: 'preg', displayCondition: 'sex == "2"', options: [{ value: 'Y', label: 'Yes' }, { value: 'N', label: 'No' }] },
     { id: 'wt', type: 'number', label: 'Weight', variable: 'weight', unit: 'kg', precision: 1 },
+    // a table cell's text with its English counterpart (kept by save, form export/import, version copy)
+    { id: 'note', type: 'table', label: '说明', labelEn: 'Note', rows: 1, cols: 1, cells: [{ row: 0, col: 0, rowSpan: 1, colSpan: 1, text: '空腹称重', textEn: 'Weighed fasting' }] },
   ],
   ...extra,
 });
+/** The English texts of a definition's table cells. */
+const cellTextsEn = (def: unknown) =>
+  ((def as { components: { type: string; cells?: { textEn?: string }[] }[] }).components ?? [])
+    .flatMap((c) => (c.type === 'table' ? c.cells!.map((x) => x.textEn) : []))
+    .filter(Boolean);
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -81,6 +88,8 @@ describe('design versions, visits and forms', () => {
     expect(imp.status).toBe(200);
     const original = await s.api.get<{ definition: Record<string, unknown> }>('/crf/form/get', { token: dm, headers: DEV(), query: { id: formId } });
     expect({ ...(imp.body.data.definition as Record<string, unknown>), code: 'DM' }).toEqual(original.body.data.definition);
+    expect(cellTextsEn(file.form)).toEqual(['Weighed fasting']);
+    expect(cellTextsEn(imp.body.data.definition)).toEqual(['Weighed fasting']);
 
     const notJson = await s.api.post('/crf/form/import', { token: dm, headers: { ...DEV(), language: 'en_US' }, json: { versionId: v1, content: '{oops' } });
     expect(notJson.status).toBe(400);
@@ -129,6 +138,8 @@ describe('design versions, visits and forms', () => {
     const forms2 = await s.api.get<{ id: number; code: string }[]>('/crf/form/list', { token: dm, headers: DEV(), query: { versionId: v2.body.data.id } });
     const dm2 = forms2.body.data.find((f) => f.code === 'DM')!;
     expect(visits2.body.data.find((x) => x.code === 'V2')!.formIds).toEqual([dm2.id]);
+    const copied = await s.api.get<{ definition: unknown }>('/crf/form/get', { token: dm, headers: DEV(), query: { id: dm2.id } });
+    expect(cellTextsEn(copied.body.data.definition)).toEqual(['Weighed fasting']);
     // UAT does not see the unpublished v2
     const notInUat = await s.api.get('/crf/form/list', { token: dm, headers: { proId: projectId, proType: 'UAT' }, query: { versionId: v2.body.data.id } });
     expect(notInUat.status).toBe(404);
@@ -144,6 +155,8 @@ describe('project design export and import', () => {
     const file = JSON.parse(text) as { forms: { code: string }[]; visits: { code: string; forms: string[] }[] };
     expect(file.forms.map((f) => f.code)).toEqual(['DM', 'VS', 'LB', 'AE', 'CM', 'PR', 'MH', 'SH']);
     expect(file.visits.find((v) => v.code === 'V1')!.forms).toEqual(['DM', 'VS']);
+    // the demo vital signs table's header text has its English text, kept through import and export
+    expect(cellTextsEn(file.forms.find((f) => f.code === 'VS'))).toEqual(['Seated, after 5 minutes at rest (mmHg)']);
 
     const inUat = await s.api.post('/project/info/import', { token: dm, headers: { proId: projectId, proType: 'UAT' }, json: { content: text } });
     expect(inUat.status).toBe(403);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyTableCells, formDefinition, formFields, mergeDown, mergeRight, tableCoverage, type FormDefinitionInput } from './design.schema';
+import { cellText, emptyTableCells, formDefinition, formFields, mergeDown, mergeRight, tableCoverage, type FormDefinitionInput } from './design.schema';
 
 const base = (components: FormDefinitionInput['components']): FormDefinitionInput => ({ name: 'Vitals', code: 'VS', components });
 const messages = (def: unknown) => {
@@ -103,5 +103,22 @@ describe('table merges', () => {
   });
   it('detects overlapping cells', () => {
     expect(tableCoverage({ rows: 1, cols: 2, cells: [{ row: 0, col: 0, rowSpan: 1, colSpan: 2 }, { row: 0, col: 1, rowSpan: 1, colSpan: 1 }] })).toMatch(/twice/);
+  });
+});
+
+describe('table cell texts in the reader\'s language', () => {
+  const table = (cell: Record<string, unknown>) =>
+    base([{ id: 't', type: 'table', label: '', rows: 1, cols: 1, cells: [{ row: 0, col: 0, rowSpan: 1, colSpan: 1, ...cell }] }]);
+  it('keeps the English text of a cell and limits it to 200 characters', () => {
+    const def = formDefinition.parse(table({ text: '收缩压', textEn: 'Systolic' }));
+    expect(def.components[0]).toMatchObject({ cells: [{ text: '收缩压', textEn: 'Systolic' }] });
+    expect(messages(table({ text: '收缩压', textEn: 'x'.repeat(201) }))).toEqual(['components.0.cells.0.textEn: Too big: expected string to have <=200 characters']);
+  });
+  it('shows the English text to en_US readers when there is one, else the text', () => {
+    expect(cellText({ text: '收缩压', textEn: 'Systolic' }, 'en_US')).toBe('Systolic');
+    expect(cellText({ text: '收缩压', textEn: 'Systolic' }, 'zh_CN')).toBe('收缩压');
+    expect(cellText({ text: '收缩压' }, 'en_US')).toBe('收缩压');
+    expect(cellText({ text: '收缩压', textEn: '' }, 'en_US')).toBe('收缩压');
+    expect(cellText({}, 'en_US')).toBeUndefined();
   });
 });

@@ -61,9 +61,19 @@ export const tableCell = z.object({
   colSpan: z.number().int().min(1).default(1),
   /** a label text or an item in the cell */
   text: z.string().max(200).optional(),
+  /** the label text in English (shown to en_US readers, see cellText) */
+  textEn: z.string().max(200).optional(),
   component: fieldComponent.optional(),
 });
 export type TableCell = z.infer<typeof tableCell>;
+
+/**
+ * A table cell's label text in the reader's language: the English text when the language is en_US and the cell
+ * has one, else the text. Every screen and document that shows a cell text goes through this.
+ */
+export function cellText(cell: { text?: string | undefined; textEn?: string | undefined }, language: string | undefined): string | undefined {
+  return language === 'en_US' && cell.text && cell.textEn ? cell.textEn : cell.text;
+}
 
 export const tableComponent = z.object({
   id: z.string().min(1).max(40),

@@ -69,7 +69,7 @@ export const DEMO_FORMS: FormDefinitionInput[] = [
         rows: 2,
         cols: 2,
         cells: [
-          { row: 0, col: 0, rowSpan: 1, colSpan: 2, text: 'mmHg' },
+          { row: 0, col: 0, rowSpan: 1, colSpan: 2, text: '坐位静息 5 分钟后测量（mmHg）', textEn: 'Seated, after 5 minutes at rest (mmHg)' },
           { row: 1, col: 0, rowSpan: 1, colSpan: 1, component: { id: 'sysbp', type: 'number', label: '收缩压', labelEn: 'Systolic', variable: 'SYSBP', unit: 'mmHg', precision: 0, min: 40, max: 300, required: true } },
           { row: 1, col: 1, rowSpan: 1, colSpan: 1, component: { id: 'diabp', type: 'number', label: '舒张压', labelEn: 'Diastolic', variable: 'DIABP', unit: 'mmHg', precision: 0, min: 20, max: 200, required: true } },
         ],

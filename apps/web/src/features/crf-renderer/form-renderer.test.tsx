@@ -141,6 +141,28 @@ describe('FormRenderer', () => {
     expect([...rows].map((r) => r.children.length)).toEqual([2, 2, 3]);
   });
 
+  it("shows a cell's English text to an English reader and the Chinese text to a Chinese one", () => {
+    const table: FormComponent = {
+      id: 't2',
+      type: 'table',
+      label: '血压',
+      labelEn: 'Blood pressure',
+      rows: 2,
+      cols: 1,
+      cells: [
+        { row: 0, col: 0, rowSpan: 1, colSpan: 1, text: '坐位测量', textEn: 'Seated' },
+        { row: 1, col: 0, rowSpan: 1, colSpan: 1, text: '收缩压', textEn: 'Systolic', component: { id: 'f2', type: 'number', label: '收缩压', variable: 'SYSBP' } },
+      ],
+    };
+    const { rerender } = render(<FormRenderer definition={{ components: [table] }} values={{}} language="en_US" />);
+    expect(screen.getByTestId('crf-cell-t2-0-0').textContent).toBe('Seated');
+    expect(screen.getByTestId('crf-cell-t2-1-0').textContent).toContain('Systolic');
+    rerender(<FormRenderer definition={{ components: [table] }} values={{}} language="zh_CN" />);
+    expect(screen.getByTestId('crf-cell-t2-0-0').textContent).toBe('坐位测量');
+    expect(screen.getByTestId('crf-cell-t2-1-0').textContent).toContain('收缩压');
+    expect(screen.getByTestId('crf-cell-t2-1-0').textContent).not.toContain('Systolic');
+  });
+
   it('honours disabled and read-only', () => {
     render(
       <Harness

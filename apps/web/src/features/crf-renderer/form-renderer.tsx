@@ -1,7 +1,7 @@
 import { useMemo, type ReactNode } from 'react';
 import { Col, Form, Row, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { isShown, type FieldComponent, type ItemValues, type TableComponent } from '@esource/shared';
+import { cellText, isShown, type FieldComponent, type ItemValues, type TableComponent } from '@esource/shared';
 import { FieldControl } from './field-control';
 import { applyConditions, labelFor, shownVariables, type FieldError, type FieldErrors, type RenderableForm } from './renderer-logic';
 import './crf-renderer.css';
@@ -117,6 +117,7 @@ export function FormRenderer({
                     const e = f ? errors[f.variable] : undefined;
                     const msg = f ? errorText(e, f.variable) : undefined;
                     const warn = f && !msg ? warningText(f.variable) : undefined;
+                    const text = cellText(c, lang);
                     return (
                       <td
                         key={`${c.row}-${c.col}`}
@@ -125,10 +126,10 @@ export function FormRenderer({
                         data-testid={`crf-cell-${tb.id}-${c.row}-${c.col}`}
                         className={f ? 'crf-cell-field' : 'crf-cell-text'}
                       >
-                        {c.text ? <div className="crf-cell-label">{c.text}</div> : null}
+                        {text ? <div className="crf-cell-label">{text}</div> : null}
                         {f && visible ? (
                           <div data-testid={`crf-item-${f.variable}`}>
-                            {c.text ? (
+                            {text ? (
                               f.required ? <span className="crf-required" aria-hidden>*</span> : null
                             ) : (
                               <div className="crf-cell-field-label">
@@ -137,7 +138,7 @@ export function FormRenderer({
                                 {itemExtra?.(f)}
                               </div>
                             )}
-                            {c.text ? itemExtra?.(f) : null}
+                            {text ? itemExtra?.(f) : null}
                             <FieldControl
                               field={f}
                               value={values[f.variable]}

@@ -97,7 +97,7 @@ describe('designer state', () => {
     const d = sample();
     const t = d.components[3] as TableComponent;
     const merged = mergeCell(t, 0, 0, 'right') as TableComponent;
-    const d2 = updateComponent(d, t.id, { ...merged, cells: merged.cells.map((c) => (c.row === 0 ? { ...c, text: 'Header' } : c)) });
+    const d2 = updateComponent(d, t.id, { ...merged, cells: merged.cells.map((c) => (c.row === 0 ? { ...c, text: '标题', textEn: 'Header' } : c)) });
     const v = validateDraft(updateComponent(d2, d2.components[2]!.id, { displayCondition: 'RADIO_1 == "2"', precision: 1, unit: 'kg', labelEn: '' }));
     expect(v.ok).toBe(true);
     if (!v.ok) return;
@@ -105,9 +105,20 @@ describe('designer state', () => {
     const text = JSON.stringify(exportFile(v.definition));
     const back = readImport(text);
     expect(back).toEqual({ ok: true, form: v.definition });
+    expect((v.definition.components[3] as TableComponent).cells[0]).toMatchObject({ text: '标题', textEn: 'Header' });
     const copy = readImport(withCode(text, 'DM3'));
     expect(copy.ok && copy.form).toEqual({ ...v.definition, code: 'DM3' });
     expect(readImport('{"kind":"esource.form"}')).toMatchObject({ ok: false });
     expect(readImport('not json')).toMatchObject({ ok: false });
+  });
+
+  it("edits a cell's English text: an empty one is dropped, and leaving the text kind drops it", () => {
+    const t = sample().components[3] as TableComponent;
+    let u = updateCell(t, 0, 0, { text: '收缩压', textEn: 'Systolic' });
+    expect(cellAt(u, 0, 0)).toMatchObject({ text: '收缩压', textEn: 'Systolic' });
+    u = updateCell(u, 0, 0, { textEn: '' });
+    expect(cellAt(u, 0, 0)).not.toHaveProperty('textEn');
+    u = updateCell(updateCell(u, 0, 0, { textEn: 'Systolic' }), 0, 0, { text: undefined, textEn: undefined, component: undefined });
+    expect(cellAt(u, 0, 0)).not.toHaveProperty('textEn');
   });
 });

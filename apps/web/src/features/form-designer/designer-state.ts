@@ -147,6 +147,7 @@ export function updateCell(t: TableComponent, row: number, col: number, patch: P
       if (c.row !== row || c.col !== col) return c;
       const next = { ...c, ...patch };
       if (next.text === '') delete next.text;
+      if (next.textEn === '' || ('textEn' in patch && patch.textEn === undefined)) delete next.textEn;
       if ('component' in patch && patch.component === undefined) delete next.component;
       return next;
     }),

@@ -11,6 +11,7 @@ import type { Writable } from 'node:stream';
 import { PDFDocument, rgb } from 'pdf-lib';
 import type { TFunction } from 'i18next';
 import {
+  cellText,
   CHOICE_TYPES,
   CRF_STATUS,
   formFields,
@@ -22,6 +23,7 @@ import {
   type FormComponent,
   type ItemValues,
   type Language,
+  type TableCell,
   type TableComponent,
 } from '@esource/shared';
 import { translator } from '../../../lib/i18n';
@@ -480,6 +482,8 @@ function renderGrid(
 ): void {
   const { t, lang, when } = c;
   const cells = [...tb.cells].sort((a, b) => a.row - b.row || a.col - b.col);
+  /** a cell's label text in the casebook's language */
+  const textOf = (x: TableCell) => cellText(x, lang);
   const rowsOf = (r: number) => cells.filter((x) => x.row === r);
   const h = headerRowsOf(tb);
   const bodyCells = cells.filter((x) => x.row >= h);
@@ -487,7 +491,7 @@ function renderGrid(
   let stub = 0;
   for (let s = 1; s < tb.cols; s++) {
     const left = bodyCells.filter((x) => x.col < s);
-    if (left.every((x) => !x.component && x.col + x.colSpan <= s) && left.some((x) => x.text)) stub = s;
+    if (left.every((x) => !x.component && x.col + x.colSpan <= s) && left.some((x) => textOf(x))) stub = s;
   }
   // a column's label: the one label all the items starting in it share (then cells show only values); with several
   // rows of items, a column needs two or more items to have one
@@ -507,7 +511,7 @@ function renderGrid(
   // (a label the design's own header already prints in that column is not repeated)
   const lastHeader = h > 0 ? cells.filter((x) => x.row < h && x.row + x.rowSpan === h) : [];
   const fresh = [...colLabel].filter(
-    ([col, l]) => !lastHeader.some((x) => x.col === col && x.text?.trim() === l.text.replace(/ \*$/, '')),
+    ([col, l]) => !lastHeader.some((x) => x.col === col && textOf(x)?.trim() === l.text.replace(/ \*$/, '')),
   );
   const uniform = (col: number) => colLabel.has(col);
 
@@ -520,7 +524,7 @@ function renderGrid(
         col: x.col + 1,
         colSpan: x.colSpan,
         rowSpan: x.rowSpan,
-        runs: x.text ? head(x.text) : [],
+        runs: textOf(x) ? head(textOf(x)!) : [],
         fill: LIGHT,
       })),
     );
@@ -544,10 +548,11 @@ function renderGrid(
     for (const x of row) {
       const runs: Run[] = [];
       const fl = x.component;
-      if (x.text)
-        runs.push({ text: x.text, bold: x.col < stub || Boolean(fl), size: x.col < stub ? 8.5 : 8 });
+      const label = textOf(x);
+      if (label)
+        runs.push({ text: label, bold: x.col < stub || Boolean(fl), size: x.col < stub ? 8.5 : 8 });
       if (fl && !fl.hidden) {
-        if (!x.text && !uniform(x.col))
+        if (!label && !uniform(x.col))
           runs.push({
             text: `${labelOf(fl, lang)}${fl.required ? ' *' : ''}`,
             bold: true,

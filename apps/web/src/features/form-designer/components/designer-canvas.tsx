@@ -5,7 +5,7 @@ import { useDraggable, useDroppable } from '@dnd-kit/core';
 import { SortableContext, useSortable, verticalListSortingStrategy } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
 import { useTranslation } from 'react-i18next';
-import { COMPONENT_TYPES, type FieldComponent, type FormComponent, type TableComponent } from '@esource/shared';
+import { cellText, COMPONENT_TYPES, type FieldComponent, type FormComponent, type TableComponent } from '@esource/shared';
 import { FieldControl, labelFor } from '../../crf-renderer';
 import type { ComponentType, DesignIssue } from '../designer-state';
 import { TYPE_ICONS } from './type-icons';
@@ -202,6 +202,7 @@ function fieldName(t: (k: string) => string, field: string): string {
     unit: 'field.unit',
     cells: 'table.cells',
     text: 'cell.text',
+    textEn: 'cell.textEn',
   };
   const name = known[last] ? t(known[last]) : last;
   const optionIndex = parts.indexOf('options');
@@ -244,26 +245,27 @@ function TableGrid({
           .sort((a, b) => a.cell.col - b.cell.col)
           .map(({ cell, idx }) => {
             const sel = selectedCell?.row === cell.row && selectedCell.col === cell.col;
+            const text = cellText(cell, language);
             return (
               <td
                 key={`${cell.row}-${cell.col}`}
                 rowSpan={cell.rowSpan > 1 ? cell.rowSpan : undefined}
                 colSpan={cell.colSpan > 1 ? cell.colSpan : undefined}
-                className={`fd-cell${sel ? ' is-selected' : ''}${badCells.has(idx) ? ' has-issues' : ''}${cell.component ? ' is-field' : cell.text ? ' is-text' : ''}`}
+                className={`fd-cell${sel ? ' is-selected' : ''}${badCells.has(idx) ? ' has-issues' : ''}${cell.component ? ' is-field' : text ? ' is-text' : ''}`}
                 data-testid={`table-cell-${cell.row}-${cell.col}`}
                 onClick={(e) => {
                   e.stopPropagation();
                   onSelectCell(cell.row, cell.col);
                 }}
               >
-                {cell.text ? <div className="fd-cell-text">{cell.text}</div> : null}
+                {text ? <div className="fd-cell-text">{text}</div> : null}
                 {cell.component ? (
                   <div className="fd-cell-field">
                     <span className="fd-cell-type">{TYPE_ICONS[cell.component.type]}</span>
                     {labelFor(cell.component, language)} <code className="fd-var">{cell.component.variable}</code>
                   </div>
                 ) : null}
-                {!cell.text && !cell.component ? <span className="fd-cell-empty">{t('cell.emptyShort')}</span> : null}
+                {!text && !cell.component ? <span className="fd-cell-empty">{t('cell.emptyShort')}</span> : null}
               </td>
             );
           })}

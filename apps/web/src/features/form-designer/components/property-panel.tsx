@@ -323,7 +323,7 @@ export interface TablePropsProps {
   onResize: (rows: number, cols: number) => void;
   onMerge: (dir: 'down' | 'right') => void;
   onSplit: () => void;
-  onCellChange: (patch: { text?: string; component?: FieldComponent }) => void;
+  onCellChange: (patch: { text?: string; textEn?: string; component?: FieldComponent }) => void;
 }
 
 /** A table layout: title, size, display condition; the selected cell: merge, split, and its text or field. */
@@ -395,16 +395,21 @@ export function TableProps({ table, draft, cell, mergeError, issues, labels, onC
                 { value: 'field', label: t('cell.field') },
               ]}
               onChange={(v) => {
-                if (v === 'empty') onCellChange({ text: undefined, component: undefined });
+                if (v === 'empty') onCellChange({ text: undefined, textEn: undefined, component: undefined });
                 else if (v === 'text') onCellChange({ text: c.text ?? t('cell.defaultText'), component: undefined });
-                else onCellChange({ text: undefined, component: c.component ?? newField('text', draft.components, labels) });
+                else onCellChange({ text: undefined, textEn: undefined, component: c.component ?? newField('text', draft.components, labels) });
               }}
             />
           </Form.Item>
           {kind === 'text' ? (
-            <Form.Item label={t('cell.text')}>
-              <LimitedInput data-testid="cell-text" value={c.text ?? ''} max={200} onChange={(e) => onCellChange({ text: e.target.value })} />
-            </Form.Item>
+            <>
+              <Form.Item label={t('cell.text')}>
+                <LimitedInput data-testid="cell-text" value={c.text ?? ''} max={200} onChange={(e) => onCellChange({ text: e.target.value })} />
+              </Form.Item>
+              <Form.Item label={t('cell.textEn')}>
+                <LimitedInput data-testid="cell-textEn" value={c.textEn ?? ''} max={200} onChange={(e) => onCellChange({ textEn: e.target.value })} />
+              </Form.Item>
+            </>
           ) : null}
           {c.component ? (
             <FieldProps
