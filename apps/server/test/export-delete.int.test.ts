@@ -12,7 +12,7 @@ import { auditEvents, exportFiles, sites, uploads, users } from '../src/db/schem
 import { fileStoreOf, LocalFileStore, sha256Of } from '../src/modules/documents/file-store';
 import { isReferenced, releaseContent, retainContent } from '../src/modules/documents/file-refs';
 import { ExportsService } from '../src/modules/exports/exports.service';
-import { avatarUrl } from '../src/modules/profile/profile.service';
+import { avatarUrl } from '../src/modules/profile/avatar-url';
 import { startTestServer, waitFor, type TestServer } from './harness';
 
 let s: TestServer;

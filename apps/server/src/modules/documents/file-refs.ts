@@ -17,7 +17,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx, Tx } from '../../db/client';
 import { exportFiles, feedback, sourceFiles, subjectPdfs, uploads, users } from '../../db/schema';
 import { rowsOf } from '../../lib/sql';
-import { avatarUrl } from '../profile/profile.service';
+import { avatarUrl } from '../profile/avatar-url';
 import type { FileStore } from './file-store';
 
 /** Every column holding a file-store key, as "this row needs the content of `key`". */

@@ -13,9 +13,7 @@ import type { AuthedContext } from '../../lib/context';
 import { actorOf, recordAudit, type AuditEntry } from '../audit/audit.service';
 import type { FileStore } from '../documents/file-store';
 import { avatarMime, prepareAvatar, type Avatar } from './avatar';
-
-/** The URL an avatar is served at (the web app loads it in an <img> as it is). */
-export const avatarUrl = (key: string) => `/api/user/avatar?key=${key}`;
+import { avatarUrl } from './avatar-url';
 
 export class ProfileService {
   constructor(
