@@ -54,6 +54,8 @@ export const auditChange = z.object({
   cause: z.string().optional(),
 });
 
+export type AuditChangeRow = z.infer<typeof auditChange>;
+
 export const auditDisplay = z.object({
   event: z.string(),
   subject: z.string().nullable(),

@@ -437,34 +437,33 @@ export async function presentAuditRows(
       return v;
     };
     const readable = readableAs(r.field, item);
+    // a field's label: the item's from the design version, else the catalogue's
+    const fieldLabelOf = (field: string, it: FieldComponent | undefined) =>
+      it ? pick(it.label, it.labelEn) : t(`auditView.fields.${field}`, { defaultValue: field });
     // an action's item changes (one event for a form's batch save, migration 0048): each masked and read as a
     // single-field row's value would be, its label from the instance's design version
     const changes = changesOf(r.changes)?.map((c) => {
       const cItem = i ? itemOf(i.formId, c.field) : undefined;
-      const raw = {
-        field: c.field,
-        oldValue: full ? c.oldValue : maskAuditText(c.oldValue, c.field, known),
-        newValue: full ? c.newValue : maskAuditText(c.newValue, c.field, known),
-        reason: full ? c.reason : maskAuditText(c.reason, null, known),
-        ...(c.entryMode !== undefined ? { entryMode: c.entryMode } : {}),
-        ...(c.cause ? { cause: c.cause } : {}),
-      };
+      const raw = full
+        ? c
+        : {
+            ...c,
+            oldValue: maskAuditText(c.oldValue, c.field, known),
+            newValue: maskAuditText(c.newValue, c.field, known),
+            reason: maskAuditText(c.reason, null, known),
+          };
       const shown = readableAs(c.field, cItem);
       return {
         raw,
         display: {
-          field: cItem ? pick(cItem.label, cItem.labelEn) : t(`auditView.fields.${c.field}`, { defaultValue: c.field }),
+          field: fieldLabelOf(c.field, cItem),
           oldValue: shown(raw.oldValue),
           newValue: shown(raw.newValue),
           reason: readableReason(raw.reason, viewer.language),
         },
       };
     }) ?? null;
-    const fieldLabel = !r.field
-      ? null
-      : item
-        ? pick(item.label, item.labelEn)
-        : t(`auditView.fields.${r.field}`, { defaultValue: r.field });
+    const fieldLabel = r.field ? fieldLabelOf(r.field, item) : null;
     const reason = readableReason(reasonRaw, viewer.language);
     const kind = ENTITY_LOOKUP[r.entity];
     const target =

@@ -6,7 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { asc, eq, gt, and, ilike, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
-import type { UserPickerRow } from '@esource/shared';
+import type { AuditChangeRow, UserPickerRow } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
 import type { AnchorIndex } from './audit-anchors';
 import { auditEvents, organizations, users } from '../../db/schema';
@@ -59,22 +59,12 @@ export interface AuditChange {
   cause?: string | null;
 }
 
-/** A stored change as read back (values as text). */
-export interface StoredAuditChange {
-  field: string;
-  oldValue: string | null;
-  newValue: string | null;
-  reason: string | null;
-  entryMode?: number;
-  cause?: string;
-}
-
 /** The changes of a stored row, or null for a single-field row (and for text that is not a list, never thrown). */
-export function changesOf(text: string | null): StoredAuditChange[] | null {
+export function changesOf(text: string | null): AuditChangeRow[] | null {
   if (!text) return null;
   try {
     const list: unknown = JSON.parse(text);
-    return Array.isArray(list) ? (list as StoredAuditChange[]) : null;
+    return Array.isArray(list) ? (list as AuditChangeRow[]) : null;
   } catch {
     return null;
   }
@@ -84,7 +74,7 @@ export function changesOf(text: string | null): StoredAuditChange[] | null {
 function changesText(list: AuditChange[] | undefined): string | null {
   if (!list?.length) return null;
   return JSON.stringify(
-    list.map((c): StoredAuditChange => ({
+    list.map((c): AuditChangeRow => ({
       field: c.field,
       oldValue: asText(c.oldValue),
       newValue: asText(c.newValue),

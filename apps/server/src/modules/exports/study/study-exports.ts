@@ -127,16 +127,16 @@ async function subjectPage(db: Db, s: Scope, withAudit: boolean, after: number) 
 }
 
 /**
- * The subjects of the scope with their saved forms and values, a page at a time (keyset on the subject id). The next
- * page is read while the caller writes this one (at most two pages in memory): the database and the writer overlap.
+ * Pages read one ahead: the next page is read while the caller writes this one (at most two pages in memory), so the
+ * database and the writer overlap. `read(after)` answers the page after key `after` (0: the first), null when done.
  */
-async function* subjectPages(db: Db, s: Scope, withAudit: boolean) {
-  let next = subjectPage(db, s, withAudit, 0);
+async function* readAhead<T>(read: (after: number) => Promise<T | null>, lastKey: (page: T) => number) {
+  let next = read(0);
   try {
     for (;;) {
       const page = await next;
       if (!page) return;
-      next = subjectPage(db, s, withAudit, page.subs.at(-1)!.id);
+      next = read(lastKey(page));
       yield page;
     }
   } finally {
@@ -145,32 +145,26 @@ async function* subjectPages(db: Db, s: Scope, withAudit: boolean) {
   }
 }
 
-/**
- * The instances of one form in the scope with their values, a page at a time (keyset on the instance id), the next
- * page read while the caller writes this one (Excel, Dataset-JSON).
- */
-async function* formInstancePages(db: Db, s: Scope, formId: number) {
-  const page = (after: number) =>
-    db
-      .select({ id: crfInstances.id, ptsNo: subjects.ptsNo, siteNo: sites.siteNo, visitId: crfInstances.visitId, repeatNo: crfInstances.repeatNo, unscheduledId: crfInstances.unscheduledId, status: crfInstances.status, values: valuesOfInstance })
-      .from(crfInstances)
-      .innerJoin(subjects, eq(subjects.id, crfInstances.subjectId))
-      .innerJoin(sites, eq(sites.id, subjects.siteId))
-      .where(and(subjectWhere(s), eq(crfInstances.formId, formId), isNull(crfInstances.deletedAt), gt(crfInstances.id, after)))
-      .orderBy(asc(crfInstances.id))
-      .limit(PAGE);
-  let next = page(0);
-  try {
-    for (;;) {
-      const rows = await next;
-      if (!rows.length) return;
-      next = page(rows.at(-1)!.id);
-      yield rows;
-    }
-  } finally {
-    next.catch(() => undefined);
-  }
-}
+/** The subjects of the scope with their saved forms and values, a page at a time (keyset on the subject id). */
+const subjectPages = (db: Db, s: Scope, withAudit: boolean) =>
+  readAhead((after) => subjectPage(db, s, withAudit, after), (p) => p.subs.at(-1)!.id);
+
+/** The instances of one form in the scope with their values, a page at a time (keyset on the instance id). */
+const formInstancePages = (db: Db, s: Scope, formId: number) =>
+  readAhead(
+    async (after) => {
+      const rows = await db
+        .select({ id: crfInstances.id, ptsNo: subjects.ptsNo, siteNo: sites.siteNo, visitId: crfInstances.visitId, repeatNo: crfInstances.repeatNo, unscheduledId: crfInstances.unscheduledId, status: crfInstances.status, values: valuesOfInstance })
+        .from(crfInstances)
+        .innerJoin(subjects, eq(subjects.id, crfInstances.subjectId))
+        .innerJoin(sites, eq(sites.id, subjects.siteId))
+        .where(and(subjectWhere(s), eq(crfInstances.formId, formId), isNull(crfInstances.deletedAt), gt(crfInstances.id, after)))
+        .orderBy(asc(crfInstances.id))
+        .limit(PAGE);
+      return rows.length ? rows : null;
+    },
+    (rows) => rows.at(-1)!.id,
+  );
 
 /** The newest design version any subject of the scope is on. */
 async function defaultVersion(db: Db, projectId: number, env: string, siteId: number | null): Promise<number | null> {
