@@ -12,7 +12,6 @@ import { translator } from '../../../lib/i18n';
 import { SubjectsService } from '../../subjects/subjects.service';
 import type { ExportKindDef } from '../exports.types';
 import { loadCasebook } from './casebook.data';
-import { renderCasebook } from './casebook.render';
 
 /** A file name part without path or quoting characters. */
 const safe = (s: string) => s.replace(/[\\/:*?"<>|\s]+/g, '_');
@@ -67,6 +66,8 @@ export const casebookKind: ExportKindDef<CasebookRequest> = {
       visitIds: p.visitIds,
       formIds: p.formIds,
     });
+    // the PDF renderer (pdf-lib, fontkit, the CJK font) is loaded by the first casebook, not by every export process
+    const { renderCasebook } = await import('./casebook.render');
     await renderCasebook(
       data,
       {

@@ -13,10 +13,12 @@
  */
 import type { Writable } from 'node:stream';
 import { and, asc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { sheetDrained } from '../../../lib/xlsx-backpressure';
 import { z } from 'zod';
-import { formItemGroups, odmClinicalChunks, odmFormLayout, odmOid, type OdmSubject } from '@esource/interop';
+// ODM's writing side alone, not the package's index: that would load the FHIR, HL7, FHIRPath, UCUM and XSD code into
+// every export process (bench/study-export-e2e.ts measures its memory)
+import { formItemGroups, odmClinicalChunks, odmFormLayout, odmOid, type OdmSubject } from '@esource/interop/odm-write';
 import { LANGUAGES, formFields, idSchema, type FieldComponent, type FormDefinition } from '@esource/shared';
 import type { Db } from '../../../db/client';
 import { crfInstances, crfValueHistory, crfValues, designVersions, forms, projects, sites, subjectUnscheduledVisits, subjects, users, visits } from '../../../db/schema';
@@ -348,7 +350,9 @@ async function generateXlsx(input: GenerateInput<StudyExportRequest>, out: Writa
   const d = await designOf(input.db, input.projectId, scope.versionId);
   const en = input.language === 'en_US';
   const t = translator(input.language);
-  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: true });
+  // loaded by the Excel export only (an ODM or Dataset-JSON export process does not hold exceljs)
+  const { default: Excel } = await import('exceljs');
+  const wb = new Excel.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: true });
   // each status's label once (a translation per row was a tenth of the export's time)
   const statusLabels = new Map<number, string>();
   const status = (n: number) => {
