@@ -35,7 +35,7 @@ beforeAll(async () => {
   expect((await settled()).body.data.status).toBe(1);
 });
 afterAll(async () => {
-  await s?.close();
+  await s?.stop();
   await closeOcr();
 });
 

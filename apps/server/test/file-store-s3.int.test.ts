@@ -120,7 +120,7 @@ describe('a server with FILE_STORE=s3', () => {
     srv = await startTestServer({ config: { fileStore: { ...settings, prefix: 'server/' } } });
   });
   afterAll(async () => {
-    await srv?.close();
+    await srv?.stop();
   });
 
   it('keeps an upload and its de-identified copy in the bucket', async () => {

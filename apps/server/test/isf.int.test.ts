@@ -54,7 +54,7 @@ beforeAll(async () => {
   siteB = rows.find((r) => r.siteNo === '02')!.id;
 });
 afterAll(async () => {
-  await s?.close();
+  await s?.stop();
   await closeOcr();
 });
 
