@@ -116,8 +116,11 @@ export async function dropServerDatabase(url: string | undefined): Promise<void>
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
-  const ownDb = opts.databaseUrl === undefined;
-  const databaseUrl = opts.databaseUrl ?? (await createServerDatabase());
+  // a test that names its own database in the config (e.g. `databaseUrl: undefined`: the embedded one on a folder of
+  // its own) gets no server database made for it, which nothing would use or drop
+  const ownDb = opts.databaseUrl === undefined && !(opts.config && 'databaseUrl' in opts.config);
+  const databaseUrl = opts.databaseUrl ?? (ownDb ? await createServerDatabase() : undefined);
+  // a start that fails (tests that expect a refusal) drops the database it was given, as stop() would
   const server = await startServer({
     ...opts,
     logger: opts.logger ?? false,
@@ -130,6 +133,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       ...(databaseUrl ? {} : { pgliteTemplate: await pgliteTemplate() }),
       ...opts.config,
     },
+  }).catch(async (err: unknown) => {
+    if (ownDb) await dropServerDatabase(databaseUrl);
+    throw err;
   });
   return Object.assign(server, {
     api: new ApiClient(server.url ?? ''),
