@@ -318,7 +318,9 @@ describe('manual de-identification', () => {
     const fixed = await save({ id: scanId, version: d.version, boxes: [{ page: 0, x: 0, y: 0, width: 160, height: 20 }] });
     expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
     expect(fixed.body.data.status).toBe(-1);
-    expect(await maxIn((await pageImage('cra', { id: scanId })).bytes, { x: 3, y: 3, width: 154, height: 14 })).toBeLessThan(25);
+    // rows 3–12 only: rows 16–23 form one JPEG block that holds the box's edge and the random noise below it,
+    // whose ringing reaches row 17 by a varying amount (a flaky 26 was seen)
+    expect(await maxIn((await pageImage('cra', { id: scanId })).bytes, { x: 3, y: 3, width: 154, height: 10 })).toBeLessThan(25);
     const again = await status(scanId, fixed.body.data.version, 2, 'crc1');
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect(again.body.data.status).toBe(2);
