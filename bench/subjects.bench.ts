@@ -85,7 +85,7 @@ console.log(`data: ${Number(counts.rows[0]!.s)} subjects, ${Number(counts.rows[0
 // instance version it got back last, so no save is stale
 const subjectsForSave = await exec(
   `select su.id as pts, i.visit_id as visit, i.form_id as form, i.version as version from subjects su join crf_instances i on i.subject_id = su.id
-     join sites s on s.id = su.site_id where s.site_no = '01' and su.pts_no like 'B%' order by su.id limit 16`,
+     join sites s on s.id = su.site_id where s.site_no = '01' and su.pts_no like 'B%' order by su.id limit 32`,
 );
 // The product and the bare route each run in a process of their own, as they would in production, and the load
 // comes from this one; so the figures are not a single event loop serving and generating load at once.
@@ -112,7 +112,9 @@ const list = await run({ url: `${api.url}/api/project/manage/ptsList`, method: '
 const base = await run({ url: `${bare.url}/bare`, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, duration, connections: 32 });
 
 let n = 0;
-const save = await run({
+// (each run's 16 connections take 16 subjects of their own: a save still in flight when a run ends would leave the
+// next run's client a stale version)
+const saveRun = (): Promise<autocannon.Result> => run({
   url: `${api.url}/api/crf/form/item/result/saveBatch`,
   method: 'POST',
   duration,
@@ -140,6 +142,31 @@ const save = await run({
     });
   },
 });
+const save = await saveRun();
+// the list while saves run: each save's commit empties the API process's response cache (RESPONSE_CACHE), so this is
+// the list mostly computed, next to the writes; and a list whose 32 connections each walk pages 1–20 of their own
+// filter (no two requests alike within a run's first 640 requests; a user pages forward, rarely past page 20)
+const [listWhileSaving, saveWhileListing] = await Promise.all([
+  run({ url: `${api.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration, connections: 32 }),
+  saveRun(),
+]);
+let walker = 0;
+const listWalk = await run({
+  url: `${api.url}/api/project/manage/ptsList`,
+  method: 'POST',
+  headers: listHeaders,
+  duration,
+  connections: 32,
+  setupClient: (client) => {
+    const me = walker++;
+    let page = 0;
+    // 32 distinct filters: 4 statuses × 4 sort fields × 2 directions
+    const sortField = ['ptsNo', 'firstVisitDate', 'createTime', 'status'][(me >> 2) % 4];
+    const body = () => JSON.stringify({ status: (me % 4) + 1, sortField, sortOrder: (me >> 4) % 2 ? 'desc' : 'asc', pageSize: 50, pageNumber: (page++ % 20) + 1 });
+    client.setBody(body());
+    client.on('body', () => client.setBody(body()));
+  },
+});
 
 const line = (name: string, r: autocannon.Result) =>
   `${name.padEnd(30)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx + r.errors}`;
@@ -149,6 +176,10 @@ console.log(line('bare, same page (32 conn)', base));
 console.log(`ratio list / bare same page: ${(list.requests.average / base.requests.average).toFixed(3)}   (goal ≥ 0.3, p99 < 50 ms; ${pageJson.length} bytes a page)`);
 console.log(line('batch save 50 items (16 conn)', save));
 console.log(`(goal: batch save p99 < 100 ms)`);
+console.log(line('list while saving (32 conn)', listWhileSaving));
+console.log(line('save while listing (16 conn)', saveWhileListing));
+console.log(line('list, 32 walks of 20 pages', listWalk));
+console.log(`(response cache ${['0', 'false', 'off'].includes((process.env.RESPONSE_CACHE ?? '').toLowerCase()) ? 'off' : 'on'}: RESPONSE_CACHE)`);
 api.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');
 fs.rmSync(dataDir, { recursive: true, force: true });

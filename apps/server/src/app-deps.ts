@@ -2,6 +2,7 @@ import type { Config } from './config/config';
 import type { Database } from './db/client';
 import type { AuthService } from './modules/auth/auth.service';
 import type { AccessCache } from './modules/auth/access-cache';
+import type { ResponseCache } from './lib/response-cache';
 import type { JobRunner } from './modules/jobs/job-runner';
 import type { SubjectDataCheck } from './modules/projects/projects.service';
 import type { CollectingCheck } from './modules/design/design.service';
@@ -27,4 +28,6 @@ export interface AppDeps {
   hooks: ModuleHooks;
   /** the guard's cache of access answers (GUARD_CACHE; null = off): read by tests and benchmarks */
   access: AccessCache | null;
+  /** answers of routes declared `cache: true` (RESPONSE_CACHE; null = off): read by tests and benchmarks */
+  responses: ResponseCache | null;
 }

@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
-import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
@@ -24,10 +23,11 @@ import { translateMaybe, translator } from './lib/i18n';
 import { parseInput } from './lib/validate';
 import { deepTrim } from './lib/trim';
 import { registerFormParser } from './lib/form';
-import { helmetOptions } from './lib/security-headers';
+import { registerSecurityHeaders } from './lib/security-headers';
 import type { RouteSpec } from './lib/route';
 import { authorize, baseContext } from './modules/auth/context.service';
 import { AccessCache, type AccessLoader } from './modules/auth/access-cache';
+import { ResponseCache } from './lib/response-cache';
 import { AuthService } from './modules/auth/auth.service';
 import { JobRunner } from './modules/jobs/job-runner';
 import { projectHasSubjects } from './modules/subjects/subjects.service';
@@ -102,10 +102,16 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
     app.addHook('onClose', () => access.stop());
   }
   const load: AccessLoader | undefined = access?.load;
-  const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs, hooks, access };
+  // answers of routes declared cache: true, kept while listening for any change of the data (RESPONSE_CACHE)
+  const responses = config.responseCache ? new ResponseCache() : null;
+  if (responses) {
+    await responses.start(database);
+    app.addHook('onClose', () => responses.stop());
+  }
+  const deps: AppDeps = { config, database, auth: new AuthService(database.db, config), jobs, hooks, access, responses };
 
   // security headers (CSP, frame-ancestors, nosniff, referrer policy) on every answer: docs/security.md
-  await app.register(helmet, helmetOptions(config));
+  registerSecurityHeaders(app, config);
   registerFormParser(app);
   await app.register(multipart, { limits: { fileSize: LIMITS.pdfMaxBytes, files: LIMITS.fileCountMax } });
   await app.register(rateLimit, {
@@ -161,7 +167,7 @@ export async function buildApp(opts: BuildOptions): Promise<BuiltApp> {
 
   const specs = [...allRoutes(deps), ...(opts.extraRoutes?.(deps) ?? [])];
   await app.register(async (api) => {
-    for (const spec of specs) registerRoute(api, spec, database, load);
+    for (const spec of specs) registerRoute(api, spec, database, load, responses);
   }, { prefix: API });
 
   const webIndex = path.join(config.webDist, 'index.html');
@@ -212,7 +218,7 @@ function apiDocsOptions(config: Config, database: Database, load: AccessLoader |
   };
 }
 
-function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database, load: AccessLoader | undefined) {
+function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database, load: AccessLoader | undefined, responses: ResponseCache | null) {
   const schema: Record<string, unknown> = {
     summary: spec.summary,
     tags: spec.tags,
@@ -233,6 +239,7 @@ function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database
       if (!r.isAllowed && r.isExceeded) throw new AppError('RATE_LIMITED');
     };
   });
+  if (spec.cache && (spec.raw || spec.method !== 'GET' && spec.method !== 'POST')) throw new Error(`${spec.url}: only a read answered in the envelope may be cached`);
   api.route({
     method: spec.method,
     url: spec.url,
@@ -253,8 +260,21 @@ function registerRoute(api: FastifyInstance, spec: RouteSpec, database: Database
     ],
     handler: async (req, reply) => {
       const ctx = req.ctx;
-      const body = spec.body ? parseInput(spec.body, req.body, ctx.language, 'body') : undefined;
-      const query = spec.query ? parseInput(spec.query, req.query, ctx.language, 'query') : undefined;
+      const parsed = () => ({
+        body: spec.body ? parseInput(spec.body, req.body, ctx.language, 'body') : undefined,
+        query: spec.query ? parseInput(spec.query, req.query, ctx.language, 'query') : undefined,
+      });
+      if (spec.cache && responses) {
+        // keyed by the request as it came (trimmed): the same request validates to the same input, so a hit skips the
+        // validation too; the answer's text as the route's serializer writes it (RESPONSE_CHECK included) is kept and
+        // sent as it is. An invalid request throws before anything is kept.
+        const bytes = await responses.through(responses.keyOf(spec.url, ctx, req.body, req.query), async () => {
+          const { body, query } = parsed();
+          return reply.serialize({ code: 200, status: '1', data: await spec.handler({ body, query, ctx: ctx, req, reply }) });
+        });
+        return reply.type('application/json; charset=utf-8').send(bytes);
+      }
+      const { body, query } = parsed();
       const data = await spec.handler({ body, query, ctx: ctx, req, reply });
       if (spec.raw) return reply;
       return { code: 200, status: '1', data };

@@ -237,7 +237,7 @@ describe('the guard cache', () => {
     if (s.database.kind === 'postgres') {
       // the listener's own connection ends (as on a server restart or a network failure); it connects again in 1 s
       const r = await s.database.ownerExecuteSql(
-        `select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+        `select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name = 'esource listen esource_access'`,
       );
       expect(r.rows.length).toBe(1);
       const end = Date.now() + 3000;

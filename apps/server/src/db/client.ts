@@ -39,11 +39,15 @@ export interface Database {
    * opened again every second until it listens again). Resolves after the first attempt; returns the stop.
    */
   listen(channel: string, onNotify: (payload: string) => void, onState: (listening: boolean) => void): Promise<() => Promise<void>>;
+  /** how another process connects as the application (the PostgreSQL server only: a study export's child process) */
+  appConnection?: { connectionString: string; options?: string };
   close(): Promise<void>;
 }
 
 /** The guard cache's NOTIFY channel (migration 0044's triggers; modules/auth/access-cache.ts). */
 export const ACCESS_CHANNEL = 'esource_access';
+/** The response cache's NOTIFY channel: any write to data an answer may be read from (migration 0050; lib/response-cache.ts). */
+export const DATA_CHANNEL = 'esource_data';
 
 export const MIGRATIONS_FOLDER = path.join(SERVER_ROOT, 'drizzle');
 
@@ -55,6 +59,9 @@ export async function openDatabase(opts: {
   dataDir: string;
   /** an in-memory database starts from this dump of a migrated one (Config.pgliteTemplate) */
   pgliteTemplate?: string | undefined;
+  /** whether the pooled connections listen to the response cache's channel too (off: RESPONSE_CACHE=0, a worker) */
+  responseCache?: boolean;
+  role?: string;
 }): Promise<Database> {
   if (opts.databaseUrl) {
     const { default: pg } = await import('pg');
@@ -71,12 +78,12 @@ export async function openDatabase(opts: {
     const ownerPool = new pg.Pool({ connectionString: opts.databaseUrl, max: 3 });
     // development without an app login: every connection starts as the role (a superuser could SET ROLE back)
     const appLogin = { connectionString: opts.databaseAppUrl ?? opts.databaseUrl, ...(opts.databaseAppUrl ? {} : { options: `-c role=${APP_ROLE}` }) };
-    // Every pooled connection listens to the guard cache's channel as well. PostgreSQL sends a listening session its
+    // Every pooled connection listens to the guard cache's and the response cache's channels as well. PostgreSQL sends a listening session its
     // own transaction's notifications at commit, before the COMMIT's answer: a request that changed what the guard
     // reads has had its notification handled before it can answer, so the user's next request sees the change (read
     // your own writes in this process). The dedicated connection of listen() carries the other processes'
     // notifications and says whether the channel is up.
-    const poolListens: PoolListens = { channels: [ACCESS_CHANNEL], handlers: new Map() };
+    const poolListens: PoolListens = { channels: opts.responseCache !== false && opts.role !== 'worker' ? [ACCESS_CHANNEL, DATA_CHANNEL] : [ACCESS_CHANNEL], handlers: new Map() };
     const pool = new pg.Pool({ ...appLogin, max: Number(process.env.PG_POOL_MAX ?? 10), Client: PreparingClient, poolListens } as ConstructorParameters<typeof pg.Pool>[0]);
     // An idle pooled connection the server ends (restart, pg_terminate_backend, a dropped database) emits 'error' on
     // its pool; unhandled, that would end the process. The pool drops the connection and opens another when needed.
@@ -110,7 +117,8 @@ export async function openDatabase(opts: {
       let current: InstanceType<typeof pg.Client> | null = null;
       let retry: NodeJS.Timeout | null = null;
       const connect = async () => {
-        const c = new pg.Client({ ...appLogin, keepAlive: true });
+        // (named, so that pg_stat_activity tells the listeners apart from the pool's connections)
+        const c = new pg.Client({ ...appLogin, keepAlive: true, application_name: `esource listen ${channel}` });
         current = c;
         let lost = false;
         const drop = (why: string) => {
@@ -170,6 +178,7 @@ export async function openDatabase(opts: {
       executeSql: run(pool),
       ownerExecuteSql: run(ownerPool),
       listen,
+      appConnection: appLogin,
       close: async () => {
         await Promise.all([...listeners].map((stop) => stop()));
         await Promise.all([pool.end(), ownerPool.end()]);

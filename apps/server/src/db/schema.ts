@@ -508,6 +508,11 @@ export const subjects = pgTable(
     index('subjects_status_fvd').on(t.projectId, t.env, t.status, t.firstVisitDate, t.id),
     index('subjects_fvd').on(t.projectId, t.env, t.firstVisitDate, t.id),
     index('subjects_no').on(t.projectId, t.env, t.ptsNo),
+    // the other orders with a status filter, and creation time without (migration 0051)
+    index('subjects_status_created').on(t.projectId, t.env, t.status, t.createdAt, t.id),
+    index('subjects_created').on(t.projectId, t.env, t.createdAt, t.id),
+    index('subjects_status_no').on(t.projectId, t.env, t.status, t.ptsNo, t.id),
+    index('subjects_status_id').on(t.projectId, t.env, t.status, t.id),
     // subject-number search ("contains") in the query and SDV lists; created by migration 0029 only where the
     // pg_trgm extension is available (the PostgreSQL server, not the embedded database)
     index('subjects_no_trgm').using('gin', sql`${t.ptsNo} gin_trgm_ops`),

@@ -43,6 +43,12 @@ export interface RouteSpec<
   bodyLimit?: number;
   /** per-route rate limit (requests per time window per key); several = each must pass */
   rateLimit?: RateLimitSpec | RateLimitSpec[];
+  /**
+   * the answer may be kept in the process (lib/response-cache.ts) and given again to the same caller's same request
+   * until any data changes: only for reads whose answer depends on nothing but the caller's access, the request
+   * and database rows (not the clock, not files), that write nothing and send the reply through the envelope
+   */
+  cache?: boolean;
   /** success envelope data is returned raw (e.g. a file download) when the handler sent the reply itself */
   raw?: boolean;
   handler: (input: {

@@ -12,7 +12,8 @@
  * Entries also go after TTL_MS, and the oldest sessions' entries go when there are more than MAX_ENTRIES.
  */
 import type { Env } from '@esource/shared';
-import { ACCESS_CHANNEL, type Database, type DbOrTx } from '../../db/client';
+import { ACCESS_CHANNEL, type DbOrTx } from '../../db/client';
+import { ListeningCache } from '../../lib/listening-cache';
 import { loadAccess, type AccessRow } from './auth.repo';
 
 export { ACCESS_CHANNEL };
@@ -37,35 +38,19 @@ function freeze(row: AccessRow): AccessRow {
   return Object.freeze(row);
 }
 
-export class AccessCache {
+export class AccessCache extends ListeningCache {
   /** token hash → (env header | proId) → entry; the outer map's order is the order sessions were first cached */
   private readonly byToken = new Map<string, Map<string, Entry>>();
   private size = 0;
-  private generation = 0;
-  private listening = false;
-  private stopListening: (() => Promise<void>) | null = null;
   /** for tests and benchmarks: hits, loads, notifications received and when the last one came (performance.now()) */
   readonly stats = { hits: 0, loads: 0, notifications: 0, lastNotificationAt: 0 };
 
-  constructor(private readonly opts: { ttlMs?: number; maxEntries?: number } = {}) {}
-
-  async start(database: Database): Promise<void> {
-    this.stopListening = await database.listen(ACCESS_CHANNEL, (p) => this.notified(p), (up) => this.setListening(up));
-  }
-
-  async stop(): Promise<void> {
-    const stop = this.stopListening;
-    this.stopListening = null;
-    await stop?.();
-    this.setListening(false);
-  }
-
-  get isListening(): boolean {
-    return this.listening;
+  constructor(private readonly opts: { ttlMs?: number; maxEntries?: number } = {}) {
+    super(ACCESS_CHANNEL);
   }
 
   readonly load: AccessLoader = async (db, tokenHash, envHeader, proId) => {
-    if (!this.listening) return loadAccess(db, tokenHash, envHeader, proId);
+    if (!this.isListening) return loadAccess(db, tokenHash, envHeader, proId);
     const key = `${envHeader ?? ''}|${proId ?? ''}`;
     const now = Date.now();
     const hit = this.byToken.get(tokenHash)?.get(key);
@@ -79,7 +64,7 @@ export class AccessCache {
     if (!row) return null;
     freeze(row);
     // kept only if nothing was notified (or lost) since before the statement ran: it may predate that commit
-    if (this.listening && generation === this.generation) this.put(tokenHash, key, { row, at: now });
+    if (this.isListening && generation === this.generation) this.put(tokenHash, key, { row, at: now });
     return row;
   };
 
@@ -96,8 +81,7 @@ export class AccessCache {
     }
   }
 
-  private notified(payload: string): void {
-    this.generation++;
+  protected notified(payload: string): void {
     this.stats.notifications++;
     this.stats.lastNotificationAt = performance.now();
     if (!payload.startsWith('s:')) return this.clear();
@@ -108,13 +92,7 @@ export class AccessCache {
     }
   }
 
-  private setListening(up: boolean): void {
-    this.generation++;
-    this.listening = up;
-    this.clear();
-  }
-
-  private clear(): void {
+  protected clear(): void {
     this.byToken.clear();
     this.size = 0;
   }

@@ -3,7 +3,7 @@
  * environment, project membership, site scope, and permissions (cut down for a closed project).
  * The server is the authority; the web app only mirrors it.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import {
   DEFAULT_ENV,
@@ -29,7 +29,8 @@ import * as repo from './auth.repo';
 import type { AccessLoader } from './access-cache';
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  // (the one-shot hash: a third of createHash's time, on every request)
+  return hash('sha256', token, 'hex');
 }
 
 function header(req: FastifyRequest, name: string): string | null {

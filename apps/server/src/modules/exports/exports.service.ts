@@ -8,13 +8,11 @@
  * file's site in the caller's reach; every download is audited. Delete keeps the row (audit) and removes the bytes
  * from the store unless another row holds the same content (file-refs.ts); a sweep finishes what a crash left.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { and, count, desc, eq, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import { PROGRESS_TYPE, type ExportFileView, type ExportKind, type Language } from '@esource/shared';
 import type { Database, Db } from '../../db/client';
@@ -29,6 +27,8 @@ import { releaseContent, retainContent } from '../documents/file-refs';
 import type { FileStore } from '../documents/file-store';
 import type { JobContext, JobRunner } from '../jobs/job-runner';
 import { exportKind, type AnyExportKind } from './exports.kinds';
+import { writeExportFile } from './export-file';
+import { exportInChildEnabled, generateInChild } from './export-process';
 
 export const EXPORT_JOB = 'export-file';
 const HEARTBEAT_MS = 30_000;
@@ -409,38 +409,23 @@ export class ExportsService {
         await this.db.update(exportFiles).set({ progress, done, total, heartbeatAt: new Date() }).where(mine);
         await job.report(done, total, 'forms');
       };
-      const hash = createHash('sha256');
-      let size = 0;
-      const out = new PassThrough();
-      out.on('data', (chunk: Buffer) => {
-        hash.update(chunk);
-        size += chunk.length;
-      });
-      const written = pipeline(out, createWriteStream(tmp, { mode: 0o600 }));
-      try {
-        await def.generate(
-          {
-            db: this.db,
-            params: r.params,
-            env: r.env,
-            projectId: r.projectId,
-            siteId: r.siteId,
-            subjectId: r.subjectId,
-            createdBy: { id: r.createdBy, name: creator?.name ?? '?' },
-            language: (r.params.language as Language | undefined) ?? 'zh_CN',
-            createdAt: r.createdAt,
-          },
-          out,
-          report,
-        );
-        out.end();
-      } catch (err) {
-        out.destroy();
-        throw err;
-      } finally {
-        await written.catch(() => undefined);
-      }
-      const sha256 = hash.digest('hex');
+      const input = {
+        db: this.db,
+        params: r.params,
+        env: r.env,
+        projectId: r.projectId,
+        siteId: r.siteId,
+        subjectId: r.subjectId,
+        createdBy: { id: r.createdBy, name: creator?.name ?? '?' },
+        language: (r.params.language as Language | undefined) ?? 'zh_CN',
+        createdAt: r.createdAt,
+      };
+      // a study export in a process of its own where another process can reach the database (export-process.ts)
+      const connection = this.database.appConnection;
+      const { sha256, size } =
+        r.kind !== 'casebook' && connection && exportInChildEnabled()
+          ? await generateInChild(r.kind, input, tmp, connection, report)
+          : await writeExportFile(def, input, tmp, report);
       // the file goes to the store from disk: a large study export never sits in memory whole
       const stored = await this.store.putFile(tmp, sha256, size);
       if (stored.key !== sha256)

@@ -43,8 +43,8 @@ export function queryRoutes({ database }: AppDeps): RouteSpec[] {
       handler: ({ ctx, body }) => svc.update(ctx, body),
     }),
     defineRoute({ method: 'GET', url: '/crf/query/detail', guard: READ, summary: 'A query with its thread, the current value and what the caller may do', tags, query: z.object({ id: idSchema }), response: queryDetail, handler: ({ ctx, query }) => svc.detail(ctx, query.id) }),
-    defineRoute({ method: 'POST', url: '/crf/query/list', guard: READ, summary: "Queries in the caller's scope (filters: status, site, subject, visit, form, origin, text), newest change first", tags, body: queryListRequest, response: queryPage, handler: ({ ctx, body }) => svc.list(ctx, body) }),
-    defineRoute({ method: 'POST', url: '/crf/query/count', guard: READ, summary: 'Queries per status in the caller\'s scope (tabs and badge)', tags, response: queryCounts, handler: ({ ctx }) => svc.counts(ctx) }),
+    defineRoute({ method: 'POST', url: '/crf/query/list', guard: READ, summary: "Queries in the caller's scope (filters: status, site, subject, visit, form, origin, text), newest change first", tags, body: queryListRequest, response: queryPage, cache: true, handler: ({ ctx, body }) => svc.list(ctx, body) }),
+    defineRoute({ method: 'POST', url: '/crf/query/count', guard: READ, summary: 'Queries per status in the caller\'s scope (tabs and badge)', tags, response: queryCounts, cache: true, handler: ({ ctx }) => svc.counts(ctx) }),
     defineRoute({ method: 'POST', url: '/crf/query/field/list', guard: READ, summary: 'Open and answered queries of one form instance per item (the form\'s markers)', tags, body: queryFieldListRequest, response: queryFieldMarks, handler: ({ ctx, body }) => svc.fieldMarks(ctx, body.instanceId) }),
     defineRoute({
       method: 'GET',

@@ -95,6 +95,7 @@ export function reportRoutes({ database }: AppDeps): RouteSpec[] {
       bodyType: 'json',
       body: reportOptionsRequest,
       response: reportOptions,
+      cache: true,
       handler: ({ ctx, body }) => reports.options(ctx, body.versionId),
     }),
     defineRoute({
@@ -107,6 +108,7 @@ export function reportRoutes({ database }: AppDeps): RouteSpec[] {
       bodyType: 'json',
       body: crfReportRequest,
       response: crfReport,
+      cache: true,
       handler: ({ ctx, body }) => reports.completion(ctx, body),
     }),
     defineRoute({
@@ -143,6 +145,7 @@ export function reportRoutes({ database }: AppDeps): RouteSpec[] {
       bodyType: 'json',
       body: crfMissingRequest,
       response: crfMissingPage,
+      cache: true,
       handler: ({ ctx, body }) => missing.page(ctx, body),
     }),
     defineRoute({
@@ -194,6 +197,7 @@ export function reportRoutes({ database }: AppDeps): RouteSpec[] {
       bodyType: 'json',
       body: consistencyRequest,
       response: consistencyPage,
+      cache: true,
       handler: ({ ctx, body }) => consistency.page(ctx, body),
     }),
     defineRoute({

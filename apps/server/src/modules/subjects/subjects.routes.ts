@@ -33,6 +33,7 @@ export function subjectRoutes({ database }: AppDeps): RouteSpec[] {
       tags: ['subjects'],
       body: subjectListRequest,
       response: subjectListPage,
+      cache: true,
       handler: ({ ctx, body }) => svc.listPage(ctx, body),
     });
   return [

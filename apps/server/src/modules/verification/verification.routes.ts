@@ -49,6 +49,7 @@ export function verificationRoutes({ database }: AppDeps): RouteSpec[] {
       bodyType: 'json',
       body: verificationPageRequest,
       response: verificationPage,
+      cache: true,
       handler: ({ ctx, body }) => svc.page(ctx, body),
     }),
     defineRoute({
