@@ -30,7 +30,7 @@ const list = async (who: string, form: Record<string, string | number> = {}, hea
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ config: { responseCache: true } });
   cache = s.deps!.responses!;
   for (const a of ['admin', 'crc1', 'crc2', 'cra', 'dm']) tok[a] = await s.api.login(a);
   const rows = await s.database.db.select().from(sites).where(and(eq(sites.projectId, DEMO_PROJECT_ID), eq(sites.env, 'PRO')));
