@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { App, Button, Card, Empty, Modal, Result, Select, Space, Table, Tabs, Tag, Tooltip, Typography } from 'antd';
 import type { TableProps } from 'antd';
 import { DeleteOutlined, EditOutlined, PlusOutlined, ReloadOutlined } from '@ant-design/icons';
@@ -59,11 +59,15 @@ function RulesTab() {
   const canEdit = has('source:config:update');
   const scope = { env, projectId };
   const [params, setParams] = useSearchParams();
-  const versionId = params.get('versionId') ? Number(params.get('versionId')) : null;
-  const formId = params.get('formId') ? Number(params.get('formId')) : null;
   const [editing, setEditing] = useState<MappingFieldRow | null>(null);
   const versions = useQuery(versionsQuery(scope));
+  // the version and form the address names, else the version being collected (or the newest) and its first form, so
+  // that the page opens on something. Derived, not written into the address once loaded: a late rewrite of the address
+  // would cancel a navigation the user started meanwhile (the menu click that stayed on this page)
+  const vs = versions.data;
+  const versionId = params.get('versionId') ? Number(params.get('versionId')) : vs?.length ? (vs.find((v) => v.collecting) ?? vs[vs.length - 1]!).id : null;
   const forms = useQuery(formsQuery(scope, versionId));
+  const formId = params.get('formId') ? Number(params.get('formId')) : (forms.data?.[0]?.id ?? null);
   const fields = useQuery(fieldsQuery(scope, formId));
   const name = (o: { name: string; nameEn: string | null }) => (language === 'en_US' && o.nameEn ? o.nameEn : o.name);
 
@@ -77,16 +81,6 @@ function RulesTab() {
       },
       { replace: true },
     );
-
-  // the version being collected (or the newest) and its first form, so that the page opens on something
-  useEffect(() => {
-    const vs = versions.data;
-    if (versionId === null && vs?.length) pick({ versionId: (vs.find((v) => v.collecting) ?? vs[vs.length - 1]!).id, formId: null });
-  }, [versions.data, versionId]);
-  useEffect(() => {
-    const fs = forms.data;
-    if (formId === null && fs?.length) pick({ formId: fs[0]!.id });
-  }, [forms.data, formId]);
 
   const remove = (f: MappingFieldRow) => {
     if (!f.rule) return;
