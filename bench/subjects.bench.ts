@@ -179,7 +179,7 @@ console.log(`(goal: batch save p99 < 100 ms)`);
 console.log(line('list while saving (32 conn)', listWhileSaving));
 console.log(line('save while listing (16 conn)', saveWhileListing));
 console.log(line('list, 32 walks of 20 pages', listWalk));
-console.log(`(response cache ${['1', 'true', 'on'].includes((process.env.RESPONSE_CACHE ?? '').toLowerCase()) ? 'on' : 'off'}: RESPONSE_CACHE)`);
+console.log(`(response cache ${['0', 'false', 'off'].includes((process.env.RESPONSE_CACHE ?? '').toLowerCase()) ? 'off' : 'on'}: RESPONSE_CACHE)`);
 api.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');
 fs.rmSync(dataDir, { recursive: true, force: true });

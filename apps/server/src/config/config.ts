@@ -248,7 +248,7 @@ export interface Config {
    */
   guardCache: boolean;
   /**
-   * RESPONSE_CACHE (default off; 1 = on): routes declared `cache: true` keep their answers in the process and drop
+   * RESPONSE_CACHE (default on; 0 = off): routes declared `cache: true` keep their answers in the process and drop
    * them all on the database's NOTIFY of any data change (lib/response-cache.ts); off = every request reads
    */
   responseCache: boolean;
@@ -312,8 +312,7 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     realNameProvider: parseRealNameProvider(process.env, process.env.NODE_ENV === 'production'),
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 30),
     guardCache: !['0', 'false', 'off'].includes((process.env.GUARD_CACHE ?? '').trim().toLowerCase()),
-    // (off by default until a browser journey that fails with it on, navigation.spec.ts, is understood)
-    responseCache: ['1', 'true', 'on'].includes((process.env.RESPONSE_CACHE ?? '').trim().toLowerCase()),
+    responseCache: !['0', 'false', 'off'].includes((process.env.RESPONSE_CACHE ?? '').trim().toLowerCase()),
     responseCheck: ['', undefined].includes(process.env.RESPONSE_CHECK?.trim())
       ? process.env.NODE_ENV !== 'production'
       : !['0', 'false', 'off'].includes(process.env.RESPONSE_CHECK!.trim().toLowerCase()),

@@ -83,7 +83,7 @@ export async function openDatabase(opts: {
     // reads has had its notification handled before it can answer, so the user's next request sees the change (read
     // your own writes in this process). The dedicated connection of listen() carries the other processes'
     // notifications and says whether the channel is up.
-    const poolListens: PoolListens = { channels: opts.responseCache === true && opts.role !== 'worker' ? [ACCESS_CHANNEL, DATA_CHANNEL] : [ACCESS_CHANNEL], handlers: new Map() };
+    const poolListens: PoolListens = { channels: opts.responseCache !== false && opts.role !== 'worker' ? [ACCESS_CHANNEL, DATA_CHANNEL] : [ACCESS_CHANNEL], handlers: new Map() };
     const pool = new pg.Pool({ ...appLogin, max: Number(process.env.PG_POOL_MAX ?? 10), Client: PreparingClient, poolListens } as ConstructorParameters<typeof pg.Pool>[0]);
     // An idle pooled connection the server ends (restart, pg_terminate_backend, a dropped database) emits 'error' on
     // its pool; unhandled, that would end the process. The pool drops the connection and opens another when needed.

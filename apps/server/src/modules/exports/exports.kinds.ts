@@ -28,6 +28,7 @@ function erase<P>(def: ExportKindDef<P>): AnyExportKind {
     prepare: (db, ctx, params) => def.prepare(db, ctx, def.params.parse(params)),
     generate: (input, out, report) =>
       def.generate({ ...input, params: def.params.parse(input.params) }, out, report),
+    ownProcess: def.ownProcess ?? false,
   };
 }
 

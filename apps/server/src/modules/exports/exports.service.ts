@@ -423,7 +423,7 @@ export class ExportsService {
       // a study export in a process of its own where another process can reach the database (export-process.ts)
       const connection = this.database.appConnection;
       const { sha256, size } =
-        r.kind !== 'casebook' && connection && exportInChildEnabled()
+        def.ownProcess && connection && exportInChildEnabled()
           ? await generateInChild(r.kind, input, tmp, connection, report)
           : await writeExportFile(def, input, tmp, report);
       // the file goes to the store from disk: a large study export never sits in memory whole

@@ -46,6 +46,8 @@ export interface ExportKindDef<P> {
   contentType: string;
   prepare(db: Db, ctx: ProjectScopedContext, params: P): Promise<ExportTarget>;
   generate(input: GenerateInput<P>, out: Writable, report: ReportProgress): Promise<void>;
+  /** written by a child process with a capped heap where the database allows it (export-process.ts): the study exports */
+  ownProcess?: boolean;
 }
 
 /** A kind with its parameters checked at both ends (what the job reads back from the database is parsed again). */
@@ -56,4 +58,5 @@ export interface AnyExportKind {
   parse(raw: unknown): unknown;
   prepare(db: Db, ctx: ProjectScopedContext, params: unknown): Promise<ExportTarget>;
   generate(input: GenerateInput<unknown>, out: Writable, report: ReportProgress): Promise<void>;
+  ownProcess: boolean;
 }

@@ -480,6 +480,7 @@ export const studyOdmKind: ExportKindDef<StudyExportRequest> = {
   contentType: 'application/xml',
   prepare: prepareStudy('odm', 'odm.xml'),
   generate: generateOdm,
+  ownProcess: true,
 };
 export const studyXlsxKind: ExportKindDef<StudyExportRequest> = {
   kind: 'study-xlsx',
@@ -488,6 +489,7 @@ export const studyXlsxKind: ExportKindDef<StudyExportRequest> = {
   contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   prepare: prepareStudy('xlsx', 'xlsx'),
   generate: generateXlsx,
+  ownProcess: true,
 };
 export const studyDatasetJsonKind: ExportKindDef<StudyExportRequest> = {
   kind: 'study-datasetjson',
@@ -496,4 +498,5 @@ export const studyDatasetJsonKind: ExportKindDef<StudyExportRequest> = {
   contentType: 'application/json',
   prepare: prepareStudy('datasetjson', 'json'),
   generate: generateDatasetJson,
+  ownProcess: true,
 };
