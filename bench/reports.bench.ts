@@ -283,6 +283,13 @@ const cases: Case[] = [
     body: { ...page, formCode: 'DM', sortField: 'item' },
   },
   {
+    name: 'missing-dm-far',
+    label: 'missing data, dm, page 100',
+    user: 'dm',
+    url: '/api/visual/report/crfReportMissing',
+    body: { ...page, pageNumber: 100 },
+  },
+  {
     name: 'missing-crc1',
     label: 'missing data, crc1, page 1',
     user: 'crc1',
@@ -295,6 +302,13 @@ const cases: Case[] = [
     user: 'dm',
     url: '/api/dataConsistencyReport/list',
     body: page,
+  },
+  {
+    name: 'consistency-dm-far',
+    label: 'data consistency, dm, page 50',
+    user: 'dm',
+    url: '/api/dataConsistencyReport/list',
+    body: { ...page, pageNumber: 50 },
   },
   {
     name: 'consistency-crc1',

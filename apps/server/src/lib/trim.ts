@@ -13,10 +13,23 @@ import { fieldError } from './validate';
 /** Objects and lists nested deeper than this are refused (the deepest request we take, a form definition, nests ≈ 8). */
 export const MAX_INPUT_DEPTH = 32;
 
+/**
+ * One value still to copy: where the copy goes (`into[key]`, or the result when `into` is null), its depth, and its
+ * parent frame, from which the field's path is built only when an error names it (a body of many items then
+ * allocates no path per value).
+ */
 interface Frame {
   src: unknown;
-  path: (string | number)[];
-  put: (v: unknown) => void;
+  into: unknown[] | Record<string, unknown> | null;
+  key: string | number;
+  depth: number;
+  parent: Frame | null;
+}
+
+function pathOf(f: Frame | null, last?: string): (string | number)[] {
+  const path: (string | number)[] = last === undefined ? [] : [last];
+  for (let at = f; at && at.parent; at = at.parent) path.push(at.key);
+  return path.reverse();
 }
 
 const fieldOf = (path: (string | number)[], where: string) => (path.length ? path.join('.') : where);
@@ -26,33 +39,36 @@ const fieldOf = (path: (string | number)[], where: string) => (path.length ? pat
  * field for nesting deeper than MAX_INPUT_DEPTH or a NUL character. `where` names the whole input ('body', 'query').
  */
 export function deepTrim(input: unknown, lang: Language = 'zh_CN', where = 'body'): unknown {
-  let result: unknown;
-  const stack: Frame[] = [{ src: input, path: [], put: (v) => (result = v) }];
+  const root: { v: unknown } = { v: undefined };
+  const stack: Frame[] = [{ src: input, into: null, key: '', depth: 0, parent: null }];
   while (stack.length) {
-    const { src, path, put } = stack.pop()!;
+    const f = stack.pop()!;
+    const { src } = f;
+    let v: unknown;
     if (typeof src === 'string') {
-      if (src.includes('\u0000')) throw fieldError(lang, fieldOf(path, where), 'validation.nul');
-      put(src.trim());
+      if (src.includes('\u0000')) throw fieldError(lang, fieldOf(pathOf(f), where), 'validation.nul');
+      v = src.trim();
     } else if (Array.isArray(src)) {
-      if (path.length >= MAX_INPUT_DEPTH) throw fieldError(lang, fieldOf(path, where), 'validation.tooDeep', { max: MAX_INPUT_DEPTH });
+      if (f.depth >= MAX_INPUT_DEPTH) throw fieldError(lang, fieldOf(pathOf(f), where), 'validation.tooDeep', { max: MAX_INPUT_DEPTH });
       const out: unknown[] = new Array<unknown>(src.length);
-      put(out);
-      for (let i = 0; i < src.length; i++) stack.push({ src: src[i], path: [...path, i], put: (v) => (out[i] = v) });
+      v = out;
+      for (let i = 0; i < src.length; i++) stack.push({ src: src[i], into: out, key: i, depth: f.depth + 1, parent: f });
     } else if (src !== null && typeof src === 'object' && isPlain(src)) {
-      if (path.length >= MAX_INPUT_DEPTH) throw fieldError(lang, fieldOf(path, where), 'validation.tooDeep', { max: MAX_INPUT_DEPTH });
+      if (f.depth >= MAX_INPUT_DEPTH) throw fieldError(lang, fieldOf(pathOf(f), where), 'validation.tooDeep', { max: MAX_INPUT_DEPTH });
       const out: Record<string, unknown> = {};
-      put(out);
-      for (const [k, v] of Object.entries(src)) {
-        if (k.includes('\u0000')) throw fieldError(lang, fieldOf([...path, k.replaceAll('\u0000', '\\u0000')], where), 'validation.nul');
+      v = out;
+      for (const k of Object.keys(src)) {
+        if (k.includes('\u0000')) throw fieldError(lang, fieldOf(pathOf(f, k.replaceAll('\u0000', '\\u0000')), where), 'validation.nul');
         // defined now, in order (the walk fills them in reverse); an own '__proto__' key stays a plain data property
         // (assigning it would set the copy's prototype instead)
-        const prop = (value: unknown) => Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
-        prop(undefined);
-        stack.push({ src: v, path: [...path, k], put: prop });
+        Object.defineProperty(out, k, { value: undefined, enumerable: true, writable: true, configurable: true });
+        stack.push({ src: (src as Record<string, unknown>)[k], into: out, key: k, depth: f.depth + 1, parent: f });
       }
-    } else put(src);
+    } else v = src;
+    if (f.into === null) root.v = v;
+    else (f.into as Record<string | number, unknown>)[f.key] = v;
   }
-  return result;
+  return root.v;
 }
 
 /**

@@ -7,7 +7,7 @@
  * record (yes → no removes the record's repeat, with the reason). Every step audited.
  */
 import { createHash } from 'node:crypto';
-import { and, asc, count, desc, eq, gte, ilike, inArray, isNull, max, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, isNull, max, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
   CANDIDATE_STATUS,
@@ -178,27 +178,23 @@ export class SafetyService {
       const print = await this.fingerprint(tx, s, consent);
       const [last] = await tx.select().from(safetyGeneration).where(eq(safetyGeneration.subjectId, subjectId));
       if (!opts.force && last?.fingerprint === print) return;
-      const records = (await tx
-        .select({
-          ...GEN_RECORD_COLUMNS,
-          // a FHIR result without a reference range needs no payload: the grader falls back to the analyte's range
-          raw: sql<string>`case when ${sourceRecords.docType} = 3 and ${sourceRecords.rawFormat} = 'fhir' and strpos(${sourceRecords.raw}, 'referenceRange') = 0 and strpos(${sourceRecords.raw}, 'interpretation') = 0 then '{}' else ${sourceRecords.raw} end`,
-        })
-        .from(sourceRecords)
-        .where(
-          and(
-            eq(sourceRecords.subjectId, subjectId),
-            eq(sourceRecords.env, s.env),
-            isNull(sourceRecords.deletedAt),
-            // what the generator can use: every diagnosis and procedure (before consent they are history), results
-            // from consent on (earlier ones are baseline), medications from the look-back window on
-            or(
-              inArray(sourceRecords.docType, [6, 8]),
-              and(eq(sourceRecords.docType, 3), gte(sourceRecords.effectiveDate, consent)),
-              and(eq(sourceRecords.docType, 4), gte(sourceRecords.effectiveDate, addDays(consent, -CM_LOOKBACK_DAYS))),
-            ),
-          ),
-        )) satisfies GenRecord[];
+      // The records as plain rows named like GenRecord (issue 13: drizzle's per-column mapping of 10,000 rows cost as much
+      // as the statement itself): what the generator can use — every diagnosis and procedure (before consent they are
+      // history), results from consent on (earlier ones are baseline), medications from the look-back window on.
+      // Ids as float8 (exact below 2^53) and the date as text read the same on both drivers.
+      const records = rowsOf<GenRecord>(
+        await tx.execute(sql`select r.id::float8 as "id", r.version, r.doc_type::int as "docType", r.resource_type as "resourceType", r.code,
+            r.code_system as "codeSystem", r.display, r.value_num as "valueNum", r.value_text as "valueText", r.unit,
+            r.effective_date::text as "effectiveDate", r.status, r.raw_format as "rawFormat",
+            -- a FHIR result without a reference range needs no payload: the grader falls back to the analyte's range
+            case when r.doc_type = 3 and r.raw_format = 'fhir' and strpos(r.raw, 'referenceRange') = 0 and strpos(r.raw, 'interpretation') = 0
+                 then '{}' else r.raw end as "raw"
+          from ${sourceRecords} r
+          where r.subject_id = ${subjectId} and r.env = ${s.env} and r.deleted_at is null
+            and (r.doc_type in (6, 8)
+              or (r.doc_type = 3 and r.effective_date >= ${consent}::date)
+              or (r.doc_type = 4 and r.effective_date >= ${addDays(consent, -CM_LOOKBACK_DAYS)}::date))`),
+      );
       const generated = generateCandidates(records, consent, await this.flaggedValues(tx, subjectId));
       const existing = await tx
         .select({ id: safetyCandidates.id, category: safetyCandidates.category, key: safetyCandidates.key, contentHash: safetyCandidates.contentHash, status: safetyCandidates.status, version: safetyCandidates.version, sourceChanged: safetyCandidates.sourceChanged })
