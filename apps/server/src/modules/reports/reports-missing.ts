@@ -99,8 +99,11 @@ const SORT_COLUMNS: Record<MissingQuery['sortField'], SQL[]> = {
 /** The order within one value of a sort's leading column: the stable order that follows it. */
 const BY_SUBJECT: Sort = { sortField: 'ptsNo', sortOrder: 'asc' };
 
-/** Items few enough to read all and sort, rather than walk an index in the page's order. */
-const WHOLE = 2000;
+/**
+ * Items few enough to read all and sort, rather than walk an index in the page's order (`whole`; a module object so
+ * that the tests can make a small set take the walk, and compare both ways).
+ */
+export const missingTuning = { whole: 2000 };
 
 /** The chosen column(s) in the chosen direction, then a stable order: subject, visit, form, repeat, item. */
 function orderBy(s: Sort): SQL {
@@ -332,7 +335,7 @@ export class MissingReport {
   ): Promise<CrfMissingRow[]> {
     const limit = f.pageSize;
     let offset = offsetOf(f);
-    if (f.ptsNo || total <= WHOLE) return this.storedRows(ctx, f, plan, f, { limit, offset, whole: true });
+    if (f.ptsNo || total <= missingTuning.whole) return this.storedRows(ctx, f, plan, f, { limit, offset, whole: true });
     if (f.sortField === 'ptsNo' || f.sortField === 'updateTime')
       return this.storedRows(ctx, f, plan, f, { limit, offset });
     const out: CrfMissingRow[] = [];
@@ -345,7 +348,7 @@ export class MissingReport {
         limit: limit - out.length,
         offset,
         where: g.where,
-        whole: g.n <= WHOLE,
+        whole: g.n <= missingTuning.whole,
       });
       out.push(...rows);
       offset = 0;
@@ -458,7 +461,21 @@ export class MissingReport {
           cross join lateral (select m.var, m.ord) x
          order by ${orderBy(sort)}
          ${page}`
-          : sql`select ${columns} ${matching} order by ${orderBy(sort)} ${page}`,
+          : o.limit !== undefined
+            ? // the page's rows found first, walking the sort's index, and only they get their names: a far page
+              // (offset 24,950) otherwise ran the name sub-selects and joins for every row it skipped
+              sql`
+        with m as materialized (select i.id, x.var, x.ord ${matching} order by ${orderBy(sort)} ${page})
+        select ${columns}
+          from m
+          join crf_instances i on i.id = m.id
+          join ${subjects} on ${subjects.id} = i.subject_id
+          join ${visits} on ${visits.id} = i.visit_id
+          join ${forms} on ${forms.id} = i.form_id
+          ${sort.sortField === 'site' ? sql`join ${sites} on ${sites.id} = ${subjects.siteId}` : sql``}
+          cross join lateral (select m.var, m.ord) x
+         order by ${orderBy(sort)}`
+            : sql`select ${columns} ${matching} order by ${orderBy(sort)}`,
       ),
     );
     return res.map((r) => rowOf(ctx, plan, r));
