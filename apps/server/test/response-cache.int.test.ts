@@ -128,6 +128,30 @@ describe('the response cache', () => {
     expect(cache.stats.hits).toBe(hits + 1);
   });
 
+  it('keeps an answer when a table it was not read from changes, and drops it when one it was read from does', async () => {
+    // (migration 0052: the notification names the table; the list was read from subjects, sites … but not the
+    // eCRF values — a save elsewhere leaves it cached)
+    const changed = async (statement: string) => {
+      const n = cache.stats.notifications;
+      await s.database.ownerExecuteSql(statement);
+      const end = Date.now() + 3000;
+      while (cache.stats.notifications === n) {
+        if (Date.now() > end) throw new Error('no notification within 3 s');
+        await sleep(0.2);
+      }
+    };
+    await list('crc1');
+    const { hits } = cache.stats;
+    await changed('update crf_values set entry_mode = entry_mode where false');
+    expect((await list('crc1')).status).toBe(200);
+    expect(cache.stats.hits).toBe(hits + 1);
+    await changed('update sites set name = name where false');
+    expect((await list('crc1')).status).toBe(200);
+    expect(cache.stats.hits).toBe(hits + 1);
+    expect((await list('crc1')).status).toBe(200);
+    expect(cache.stats.hits).toBe(hits + 2);
+  });
+
   it("never gives one caller's answer to another: site scope, masking, language", async () => {
     const a = (await list('crc1', { pageSize: 200 })).body.data;
     await list('crc1', { pageSize: 200 });

@@ -10,6 +10,10 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import * as schema from './schema';
 import { SERVER_ROOT } from '../config/config';
 import type { PoolListens } from './prepared-client';
+import { recordStatement } from '../lib/read-tables';
+
+/** Every statement's text to the tables-read recorder (lib/read-tables.ts: a cached answer's dependencies). */
+const statementLogger = { logQuery: (query: string) => recordStatement(query) };
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -102,8 +106,9 @@ export async function openDatabase(opts: {
       await Promise.allSettled([pool.end(), ownerPool.end()]);
       throw err;
     }
-    const db = drizzle(pool, { schema }) as unknown as Db;
+    const db = drizzle(pool, { schema, logger: statementLogger }) as unknown as Db;
     const run = (p: InstanceType<typeof pg.Pool>) => async (text: string, values?: unknown[]) => {
+      recordStatement(text);
       const r = await p.query(text, values);
       return { rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount };
     };
@@ -204,9 +209,10 @@ export async function openDatabase(opts: {
     client = new PGlite(dir, { extensions: { pg_trgm } });
   }
   await client.waitReady;
-  const raw = drizzle(client, { schema });
+  const raw = drizzle(client, { schema, logger: statementLogger });
   await migrate(raw, { migrationsFolder: MIGRATIONS_FOLDER });
   const executeSql = async (text: string, values?: unknown[]): Promise<SqlResult> => {
+    recordStatement(text);
     if (values && values.length > 0) {
       const r = await client.query<Record<string, unknown>>(text, values);
       return { rows: r.rows, rowCount: r.affectedRows ?? null };

@@ -8,6 +8,8 @@ import type { Database } from '../db/client';
 
 export abstract class ListeningCache {
   protected generation = 0;
+  /** goes up on every change of the listener's state only (what was read before may have missed a notification) */
+  protected epoch = 0;
   private listening = false;
   private stopListening: (() => Promise<void>) | null = null;
 
@@ -40,6 +42,7 @@ export abstract class ListeningCache {
 
   private setListening(up: boolean): void {
     this.generation++;
+    this.epoch++;
     this.listening = up;
     this.clear();
   }

@@ -10,12 +10,17 @@
  * cache is looked at. A cached route must not depend on the clock or write anything.
  *
  * Never stale once the database has said so: every table that an answer could be read from sends NOTIFY
- * esource_data at commit (migration 0050), and each notification empties the cache. The pooled connections listen
- * too (db/client.ts), so a change made through this process has emptied it before the changing request answers;
- * other processes' changes arrive through the dedicated listener (measured in test/response-cache.int.test.ts).
- * While the listener is not listening, every request reads the database. An answer computed while a notification
- * arrived is not kept (the generation counter): it may have been read before that commit. Entries also go after
- * TTL_MS, and the least recently used beyond MAX_ENTRIES or MAX_BYTES.
+ * esource_data at commit with the table's name (migrations 0050, 0052), and each notification drops the answers read
+ * from that table — the tables an answer was read from are recorded while it is computed (lib/read-tables.ts: every
+ * statement's text; a call of one of our SQL functions counts as reading everything), so an eCRF save no longer
+ * drops the subject list. A notification without a table's name (an older trigger) empties the whole cache. The
+ * pooled connections listen too (db/client.ts), so a change made through this process has dropped what it
+ * invalidates before the changing request answers; other processes' changes arrive through the dedicated listener
+ * (measured in test/response-cache.int.test.ts). While the listener is not listening, every request reads the
+ * database. An answer is not kept when, while it was computed, a notification arrived for a table it read (the
+ * notifications of the last RECENT are remembered with a sequence number; older ones, or a change of the listener's
+ * state, keep it out too): it may have been read before that commit. Entries also go after TTL_MS, and the least
+ * recently used beyond MAX_ENTRIES or MAX_BYTES.
  *
  * What is kept is the answer's JSON as the route's serializer wrote it (its envelope included), encoded once, so a
  * hit is sent as it is: no serialising or encoding again.
@@ -23,6 +28,7 @@
 import { DATA_CHANNEL } from '../db/client';
 import { ListeningCache } from './listening-cache';
 import type { RequestContext } from './context';
+import { readingTables, TABLE_NAMES } from './read-tables';
 
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 500;
@@ -30,10 +36,14 @@ const MAX_ENTRIES = 500;
 const MAX_BYTES = 32_000_000;
 /** a request whose key is longer (an outsized body) is answered but not kept */
 const MAX_KEY = 4096;
+/** notifications remembered for the answers being computed (a computation that saw more of them is not kept) */
+const RECENT = 1024;
 
 interface Entry {
   bytes: Buffer;
   at: number;
+  /** the tables the answer was read from; null: any change drops it */
+  reads: ReadonlySet<string> | null;
 }
 
 export class ResponseCache extends ListeningCache {
@@ -43,6 +53,9 @@ export class ResponseCache extends ListeningCache {
   private readonly pmsNames = new WeakMap<Set<string>, string>();
   private readonly pmsInterned = new Map<string, string>();
   private pmsSeq = 0;
+  /** the sequence number of the last notification, and the table each of the last RECENT named ('' for any) */
+  private seq = 0;
+  private readonly recent: string[] = new Array<string>(RECENT).fill('');
   /** for tests and benchmarks */
   readonly stats = { hits: 0, misses: 0, notifications: 0, lastNotificationAt: 0 };
 
@@ -97,12 +110,14 @@ export class ResponseCache extends ListeningCache {
       this.drop(key, hit);
     }
     this.stats.misses++;
-    const generation = this.generation;
-    const bytes = await encoded();
-    if (this.isListening && generation === this.generation) {
+    const epoch = this.epoch;
+    const seq = this.seq;
+    const { value: bytes, read } = await readingTables(encoded);
+    const reads = read.all ? null : read.tables;
+    if (this.isListening && epoch === this.epoch && !this.changedSince(seq, reads)) {
       const old = this.entries.get(key);
       if (old) this.drop(key, old);
-      this.entries.set(key, { bytes, at: now });
+      this.entries.set(key, { bytes, at: now, reads });
       this.bytes += bytes.length;
       const max = this.opts.maxEntries ?? MAX_ENTRIES;
       const maxBytes = this.opts.maxBytes ?? MAX_BYTES;
@@ -112,6 +127,17 @@ export class ResponseCache extends ListeningCache {
       }
     }
     return bytes;
+  }
+
+  /** Whether a notification since `seq` may concern an answer read from `reads` (null: from anything). */
+  private changedSince(seq: number, reads: ReadonlySet<string> | null): boolean {
+    if (this.seq === seq) return false;
+    if (this.seq - seq > RECENT || reads === null) return true;
+    for (let n = seq + 1; n <= this.seq; n++) {
+      const table = this.recent[n % RECENT]!;
+      if (table === '' || reads.has(table)) return true;
+    }
+    return false;
   }
 
   private drop(key: string, e: Entry): void {
@@ -134,10 +160,17 @@ export class ResponseCache extends ListeningCache {
     return name;
   }
 
-  protected notified(): void {
+  protected notified(payload: string): void {
     this.stats.notifications++;
     this.stats.lastNotificationAt = performance.now();
-    this.clear();
+    const table = TABLE_NAMES.has(payload) ? payload : '';
+    this.seq++;
+    this.recent[this.seq % RECENT] = table;
+    if (table === '') {
+      this.clear();
+      return;
+    }
+    for (const [key, e] of this.entries) if (e.reads === null || e.reads.has(table)) this.drop(key, e);
   }
 
   protected clear(): void {
