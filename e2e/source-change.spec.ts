@@ -223,6 +223,9 @@ test('the coordinator finds the change: source data, traceability, decisions, pr
   await expect(page.getByTestId('source-timeline')).toBeVisible();
   await page.getByTestId('source-filter-text').locator('input').fill('718-7');
   await page.getByTestId('source-filter-text').locator('input').press('Enter');
+  // the filtered list, not the whole one still on screen: clicking a row of the list the filter is replacing can land
+  // on the loading skeleton instead (the journey failed so under CI's load)
+  await expect(page.locator('.source-record').filter({ hasNotText: '718-7' })).toHaveCount(0);
   await expect(page.getByTestId(`record-changed-${recordId}`)).toHaveText('changed · v2');
   await page.getByTestId(`record-open-${recordId}`).click();
   const drawer = page.getByTestId('record-drawer');
@@ -300,6 +303,7 @@ test('the coordinator finds the change: source data, traceability, decisions, pr
   const zh = await open(browser, 'crc1', `/project/sourceData?ptsId=${ptsId}`, 'zh_CN');
   await zh.getByTestId('source-filter-text').locator('input').fill('718-7');
   await zh.getByTestId('source-filter-text').locator('input').press('Enter');
+  await expect(zh.locator('.source-record').filter({ hasNotText: '718-7' })).toHaveCount(0);
   await expect(zh.getByTestId(`record-changed-${recordId}`)).toBeVisible();
   await zh.getByTestId(`record-open-${recordId}`).click();
   await zh.getByTestId('record-drawer').getByRole('tab', { name: /版本/ }).click();
