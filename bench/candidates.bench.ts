@@ -14,11 +14,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { startServer } from '../apps/server/src/server';
 import { sourceRecords, subjects } from '../apps/server/src/db/schema';
 import { generateCandidates, type GenRecord } from '../apps/server/src/modules/safety/generate';
-import { GEN_RECORD_COLUMNS, SafetyService } from '../apps/server/src/modules/safety/safety.service';
+import { GEN_RECORD_SELECT, SafetyService } from '../apps/server/src/modules/safety/safety.service';
+import { rowsOf } from '../apps/server/src/lib/sql';
 
 const RECORDS = Number(process.env.RECORDS ?? 10_000);
 const ITER = Number(process.env.ITER ?? 50);
@@ -80,10 +81,7 @@ console.log(`data: ${RECORDS} source records for one subject (${labN} labs, ${me
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(1);
 
 // the pure generator over the records in memory
-const records = (await db
-  .select(GEN_RECORD_COLUMNS)
-  .from(sourceRecords)
-  .where(and(eq(sourceRecords.subjectId, ptsId), isNull(sourceRecords.deletedAt)))) satisfies GenRecord[];
+const records = rowsOf<GenRecord>(await db.execute(sql`select ${GEN_RECORD_SELECT} from ${sourceRecords} r where r.subject_id = ${ptsId} and r.deleted_at is null`));
 const consent = s!.firstVisitDate;
 let found = 0;
 const pure: number[] = [];

@@ -446,11 +446,11 @@ export class MissingReport {
                i.unscheduled_id, i.form_id, i.repeat_no, i.status, x.var,
                (select us.name from users us where us.id = i.updated_by) as user_name, i.updated_at`;
     const page = o.limit !== undefined ? sql`limit ${o.limit} offset ${o.offset ?? 0}` : sql``;
-    const res = rowsOf<RowOf>(
-      await this.db.execute(
-        o.whole
-          ? sql`
-        with m as materialized (select i.id, x.var, x.ord ${matching})
+    // The matching items' keys materialised first, then named (the joins and name sub-selects) for the rows shown
+    // only. Whole: every key, sorted and paged after naming (few of them). Walked: the page's keys found by walking
+    // the sort's index, so a far page (offset 24,950) does not name every row it skips.
+    const named = (inner: SQL, outer: SQL) => sql`
+        with m as materialized (select i.id, x.var, x.ord ${matching} ${inner})
         select ${columns}
           from m
           join crf_instances i on i.id = m.id
@@ -460,21 +460,13 @@ export class MissingReport {
           ${sort.sortField === 'site' ? sql`join ${sites} on ${sites.id} = ${subjects.siteId}` : sql``}
           cross join lateral (select m.var, m.ord) x
          order by ${orderBy(sort)}
-         ${page}`
+         ${outer}`;
+    const res = rowsOf<RowOf>(
+      await this.db.execute(
+        o.whole
+          ? named(sql``, page)
           : o.limit !== undefined
-            ? // the page's rows found first, walking the sort's index, and only they get their names: a far page
-              // (offset 24,950) otherwise ran the name sub-selects and joins for every row it skipped
-              sql`
-        with m as materialized (select i.id, x.var, x.ord ${matching} order by ${orderBy(sort)} ${page})
-        select ${columns}
-          from m
-          join crf_instances i on i.id = m.id
-          join ${subjects} on ${subjects.id} = i.subject_id
-          join ${visits} on ${visits.id} = i.visit_id
-          join ${forms} on ${forms.id} = i.form_id
-          ${sort.sortField === 'site' ? sql`join ${sites} on ${sites.id} = ${subjects.siteId}` : sql``}
-          cross join lateral (select m.var, m.ord) x
-         order by ${orderBy(sort)}`
+            ? named(sql`order by ${orderBy(sort)} ${page}`, sql``)
             : sql`select ${columns} ${matching} order by ${orderBy(sort)}`,
       ),
     );

@@ -54,23 +54,17 @@ import { addDays, generateCandidates, type GenFlaggedValue, type GenRecord } fro
 
 type Row = typeof safetyCandidates.$inferSelect;
 const S = CANDIDATE_STATUS;
-/** The columns of a source record the generator reads (GenRecord; the service narrows `raw`). */
-export const GEN_RECORD_COLUMNS = {
-  id: sourceRecords.id,
-  version: sourceRecords.version,
-  docType: sourceRecords.docType,
-  resourceType: sourceRecords.resourceType,
-  code: sourceRecords.code,
-  codeSystem: sourceRecords.codeSystem,
-  display: sourceRecords.display,
-  valueNum: sourceRecords.valueNum,
-  valueText: sourceRecords.valueText,
-  unit: sourceRecords.unit,
-  effectiveDate: sourceRecords.effectiveDate,
-  status: sourceRecords.status,
-  rawFormat: sourceRecords.rawFormat,
-  raw: sourceRecords.raw,
-};
+/**
+ * The columns of a source record `r` the generator reads, as plain rows named like GenRecord (issue 13: drizzle's
+ * per-column mapping of 10,000 rows cost as much as the statement itself). Ids as float8 (exact below 2^53) and the
+ * date as text read the same on both drivers; a FHIR result without a reference range needs no payload (the grader
+ * falls back to the analyte's range).
+ */
+export const GEN_RECORD_SELECT = sql`r.id::float8 as "id", r.version, r.doc_type::int as "docType", r.resource_type as "resourceType", r.code,
+  r.code_system as "codeSystem", r.display, r.value_num as "valueNum", r.value_text as "valueText", r.unit,
+  r.effective_date::text as "effectiveDate", r.status, r.raw_format as "rawFormat",
+  case when r.doc_type = 3 and r.raw_format = 'fhir' and strpos(r.raw, 'referenceRange') = 0 and strpos(r.raw, 'interpretation') = 0
+       then '{}' else r.raw end as "raw"`;
 /** subjects generated per statement batch when a whole project is generated */
 const GENERATE_BATCH = 200;
 export const SAFETY_GENERATE_JOB = 'safety.generate';
@@ -178,18 +172,10 @@ export class SafetyService {
       const print = await this.fingerprint(tx, s, consent);
       const [last] = await tx.select().from(safetyGeneration).where(eq(safetyGeneration.subjectId, subjectId));
       if (!opts.force && last?.fingerprint === print) return;
-      // The records as plain rows named like GenRecord (issue 13: drizzle's per-column mapping of 10,000 rows cost as much
-      // as the statement itself): what the generator can use — every diagnosis and procedure (before consent they are
-      // history), results from consent on (earlier ones are baseline), medications from the look-back window on.
-      // Ids as float8 (exact below 2^53) and the date as text read the same on both drivers.
+      // what the generator can use: every diagnosis and procedure (before consent they are history), results from
+      // consent on (earlier ones are baseline), medications from the look-back window on
       const records = rowsOf<GenRecord>(
-        await tx.execute(sql`select r.id::float8 as "id", r.version, r.doc_type::int as "docType", r.resource_type as "resourceType", r.code,
-            r.code_system as "codeSystem", r.display, r.value_num as "valueNum", r.value_text as "valueText", r.unit,
-            r.effective_date::text as "effectiveDate", r.status, r.raw_format as "rawFormat",
-            -- a FHIR result without a reference range needs no payload: the grader falls back to the analyte's range
-            case when r.doc_type = 3 and r.raw_format = 'fhir' and strpos(r.raw, 'referenceRange') = 0 and strpos(r.raw, 'interpretation') = 0
-                 then '{}' else r.raw end as "raw"
-          from ${sourceRecords} r
+        await tx.execute(sql`select ${GEN_RECORD_SELECT} from ${sourceRecords} r
           where r.subject_id = ${subjectId} and r.env = ${s.env} and r.deleted_at is null
             and (r.doc_type in (6, 8)
               or (r.doc_type = 3 and r.effective_date >= ${consent}::date)
