@@ -48,7 +48,7 @@ const conn = (
 async function runFile(file: string): Promise<void> {
   const [t] = await db
     .insert(sourceExtractTasks)
-    .values({ env: 'PRO', projectId: 1, siteId: site.id, connectionId: conn.id, trigger: 'file', stats: { fileName: path.basename(file) } })
+    .values({ env: 'PRO', projectId: 1, siteId: site.id, connectionId: conn.id, trigger: 'file', jobId: job.jobId, stats: { fileName: path.basename(file) } })
     .returning();
   await service.run({ taskId: t!.id, language: 'en_US', file }, job);
   const [done] = await db.select().from(sourceExtractTasks).where(sql`id = ${t!.id}`);

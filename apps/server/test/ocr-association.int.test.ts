@@ -10,6 +10,7 @@ process.env.OCR_ENGINE = 'none';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { OcrAssociationResult } from '@esource/shared';
+import { LAB_GRADER_VERSION } from '@esource/interop';
 import { auditEvents, sites, sourceFiles, sourceRecords, sourceRecordVersions } from '../src/db/schema';
 import { startTestServer, type TestServer } from './harness';
 
@@ -247,6 +248,9 @@ describe('POST /kbms/ai/kbmsCrfRules', () => {
       value: '13.2',
       range: '13.0-17.5',
     });
+    // graded as it is stored (issue 13, migration 0053): in its own range read from the page, in the canonical g/L
+    expect(hgb).toMatchObject({ labAnalyte: 'hemoglobin', labOut: false, labGraded: LAB_GRADER_VERSION });
+    expect(hgb.lab).toMatchObject({ value: 132, low: 130, high: 175, rangeSource: 'record' });
     const k = recs.find((r) => r.display === '血钾')!;
     expect(k).toMatchObject({ code: null, valueNum: 3.2, unit: 'mmol/L' });
     const versions = await s.database.db

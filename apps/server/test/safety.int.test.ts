@@ -6,11 +6,14 @@
  * permissions, the adverse-event product's cut-down permissions, a changed source after a judgement, the export.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
-import type { ExtractedPatient, ExtractedRecord } from '@esource/interop';
+import { LAB_GRADER_VERSION, type ExtractedPatient, type ExtractedRecord } from '@esource/interop';
 import type { CandidatePage, CandidateSource, CandidateView, GenerateResult } from '@esource/shared';
-import { crfInstances, crfValues, sites, sourceConnections, subjects } from '../src/db/schema';
+import { crfInstances, crfValues, sites, sourceConnections, sourceRecords, subjects } from '../src/db/schema';
+import { rowsOf } from '../src/lib/sql';
+import { generateCandidates, type GeneratedCandidate, type GenRecord } from '../src/modules/safety/generate';
+import { GEN_RECORD_SELECT, generationRecords, SafetyService } from '../src/modules/safety/safety.service';
 import { ingest, type StoreConnection } from '../src/modules/sources/source-store';
 import { startTestServer, type TestServer } from './harness';
 
@@ -298,5 +301,73 @@ describe('the adverse-event product and the export', () => {
     const ws = wb.worksheets[0]!;
     expect(ws.getRow(1).getCell(5).value).toBe('Term');
     expect(ws.rowCount - 1).toBe(total);
+  });
+});
+
+describe('lab assessments stored with the record (migration 0053)', () => {
+  const stored = async () =>
+    Object.fromEntries(
+      (
+        await s.database.db
+          .select({ externalId: sourceRecords.externalId, lab: sourceRecords.lab, analyte: sourceRecords.labAnalyte, out: sourceRecords.labOut, graded: sourceRecords.labGraded })
+          .from(sourceRecords)
+          .where(eq(sourceRecords.subjectId, ptsId))
+      ).map((r) => [r.externalId, r]),
+    );
+
+  it('ingest grades each lab result as it stores it, and again when it changes', async () => {
+    const before = await stored();
+    expect(before['Observation/alt-1']).toMatchObject({ analyte: 'alt', out: true, graded: LAB_GRADER_VERSION });
+    expect(before['Observation/alt-1']!.lab).toMatchObject({ grade: 2, direction: 'high', outOfRange: true });
+    expect(before['Observation/alt-3']).toMatchObject({ analyte: 'alt', out: false, graded: LAB_GRADER_VERSION });
+    // not a lab result: graded as nothing, by this grader
+    expect(before['Condition/htn']).toMatchObject({ lab: null, analyte: null, out: null, graded: LAB_GRADER_VERSION });
+    await s.database.db.transaction((tx) => ingest(tx, { connection: conn, patients: [patient], records: [alt('alt-3', 300, day(-2), 'alt-3-v2')] }));
+    const after = await stored();
+    expect(after['Observation/alt-3']).toMatchObject({ out: true, graded: LAB_GRADER_VERSION });
+    expect(after['Observation/alt-3']!.lab).toMatchObject({ grade: 3, value: 300 });
+    await s.database.db.transaction((tx) => ingest(tx, { connection: conn, patients: [patient], records: [alt('alt-3', 30, day(-2), 'alt-3-v3')] }));
+    expect((await stored())['Observation/alt-3']).toMatchObject({ out: false });
+  });
+
+  it('results stored without one (before the migration, or by an older grader) are graded at the next generation, to the same candidates', async () => {
+    const svc = new SafetyService(s.database.db);
+    await svc.generateForSubject(ptsId, { force: true });
+    const before = await stored();
+    const candidates = async () => (await list('dm', { state: 'all', ptsId })).body.data.content.map((c) => [c.id, c.term, c.startDate, c.endDate, c.version, c.detail.grade ?? null, c.sourceChanged]).sort();
+    const cands = await candidates();
+    await s.database.db.update(sourceRecords).set({ lab: null, labAnalyte: null, labOut: null, labGraded: null }).where(and(eq(sourceRecords.subjectId, ptsId), eq(sourceRecords.docType, 3)));
+    const r = await svc.generateForSubject(ptsId, { force: true });
+    expect(r).toMatchObject({ created: 0, updated: 0, removed: 0, sourceChanged: 0 });
+    expect(await stored()).toEqual(before);
+    expect(await candidates()).toEqual(cands);
+  });
+
+  it('what generation reads (out-of-range results and the first after each) gives the candidates of grading every result', async () => {
+    // 600 results of three analytes over 300 days, in and out of range in runs, both directions, several on a day
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const many: ExtractedRecord[] = [];
+    for (let i = 0; i < 600; i++) {
+      const d = day(-Math.floor(rnd() * 300));
+      const k = i % 3;
+      const v = rnd();
+      if (k === 0) many.push(alt(`alt-r${i}`, v < 0.6 ? 20 : v < 0.8 ? 90 : 400, d));
+      else if (k === 1) many.push(hgb(`hgb-r${i}`, v < 0.6 ? 14 : v < 0.8 ? 8 : 22, d));
+      else
+        many.push(
+          rec({ externalId: `Observation/k-r${i}`, docType: 3, resourceType: 'Observation', codeSystem: 'http://loinc.org', code: '2823-3', display: 'Potassium', valueNum: v < 0.5 ? 4.2 : v < 0.75 ? 2.4 : 6.8, unit: 'mmol/L', effectiveDate: d, raw: { resourceType: 'Observation', id: `k-r${i}` } }),
+        );
+    }
+    await s.database.db.transaction((tx) => ingest(tx, { connection: conn, patients: [patient], records: many }));
+    const db = s.database.db;
+    const [subj] = await db.select().from(subjects).where(eq(subjects.id, ptsId));
+    const read = rowsOf<GenRecord>(await db.execute(generationRecords(subj!, FIRST)));
+    const everything = rowsOf<GenRecord>(await db.execute(sql`select ${GEN_RECORD_SELECT} from ${sourceRecords} r where r.subject_id = ${ptsId} and r.deleted_at is null`));
+    expect(read.length).toBeLessThan(everything.length);
+    const labs = (xs: GeneratedCandidate[]) => xs.filter((c) => c.origin === 'lab').map((c) => [c.key, c.contentHash, c.endDate, c.recordIds.join(',')]).sort();
+    const fromStored = labs(generateCandidates(read, FIRST));
+    expect(fromStored.length).toBeGreaterThan(20);
+    expect(fromStored).toEqual(labs(generateCandidates(everything, FIRST)));
   });
 });

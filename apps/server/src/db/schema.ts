@@ -27,6 +27,7 @@ import {
   uuid,
   varchar,
 } from 'drizzle-orm/pg-core';
+import type { LabAssessment } from '@esource/interop';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const created = () => ts('created_at').notNull().defaultNow();
@@ -940,6 +941,15 @@ export const sourceRecords = pgTable(
     version: integer('version').notNull().default(1),
     rawFormat: varchar('raw_format', { length: 10 }).$type<'fhir' | 'hl7v2' | 'sql' | 'ocr'>().notNull(),
     raw: text('raw').notNull(),
+    /**
+     * A lab result's assessment (gradeLab), made when the record is written (modules/sources/lab-assessment.ts);
+     * null for a record that is not a gradable result. lab_graded: the grader version that made it (null: never).
+     */
+    lab: jsonb('lab').$type<LabAssessment>(),
+    /** the assessment's analyte (collation "C") and whether it is out of range: indexed with the subject (migration 0053) */
+    labAnalyte: varchar('lab_analyte', { length: 200 }),
+    labOut: boolean('lab_out'),
+    labGraded: smallint('lab_graded'),
     taskId: integer('task_id'),
     deletedAt: ts('deleted_at'),
     createdAt: created(),
@@ -950,6 +960,7 @@ export const sourceRecords = pgTable(
     uniqueIndex('source_records_file_key')
       .on(t.sourceFileId, t.externalId)
       .where(sql`${t.sourceFileId} is not null`),
+    // migration 0053 adds INCLUDE (id, version, deleted_at, lab_graded): the safety fingerprint reads it alone
     index('source_records_subject').on(t.subjectId, t.docType, t.effectiveDate),
     index('source_records_subject_code').on(t.subjectId, t.code),
     index('source_records_patient').on(t.sourcePatientId),

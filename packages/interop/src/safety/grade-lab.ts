@@ -33,6 +33,13 @@ import {
 
 export type LabGrade = 0 | 1 | 2 | 3 | 4;
 
+/**
+ * The grader's version. A server stores each lab record's assessment with the version that made it (source_records
+ * lab, lab_graded), so a change to the rules, the analyte table or the unit reading must bump this: every stored
+ * assessment is then made again before it is used.
+ */
+export const LAB_GRADER_VERSION = 1;
+
 export interface LabAssessment {
   /** the table analyte's id ('alt', 'hemoglobin' …); for an analyte not in the table 'code:<code>' or 'name:<name>' */
   analyteId: string;

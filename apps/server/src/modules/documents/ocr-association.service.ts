@@ -58,6 +58,7 @@ import { actorOf, recordAudit } from '../audit/audit.service';
 import { SubjectsService } from '../subjects/subjects.service';
 import { projectZone, ruleOf, synonymIndex, type RuleRow } from '../prefill/prefill-engine';
 import { sourceFileScope } from './documents.service';
+import { labColumns } from '../sources/lab-assessment';
 
 type Input = z.output<typeof ocrAssociationRequest>;
 type VisitRow = typeof visits.$inferSelect;
@@ -266,7 +267,7 @@ export class OcrAssociationService {
       const fresh: (typeof sourceRecords.$inferInsert)[] = [];
       for (const w of wanted.values()) {
         const c = w.candidate;
-        const values = {
+        const stored = {
           docType,
           resourceType: 'Observation',
           codeSystem: w.codeSystem?.slice(0, 200) ?? null,
@@ -282,6 +283,7 @@ export class OcrAssociationService {
           raw: w.raw,
           region: c.region,
         };
+        const values = { ...stored, ...labColumns({ ...stored, rawFormat: 'ocr', externalId: w.externalId }) };
         const e = existing.get(w.externalId);
         let rec: typeof sourceRecords.$inferSelect;
         if (!e) {

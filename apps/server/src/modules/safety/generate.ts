@@ -34,6 +34,8 @@ export interface GenRecord {
   status: string | null;
   rawFormat: 'fhir' | 'hl7v2' | 'sql' | 'ocr';
   raw: string;
+  /** a lab result's assessment as stored with the record (source_records.lab); absent: graded here */
+  lab?: LabAssessment | null;
 }
 
 /** an eCRF number item saved outside its soft range */
@@ -164,7 +166,7 @@ function labCandidates(records: GenRecord[], consent: string, out: GeneratedCand
   const series = new Map<string, { rec: GenRecord; a: LabAssessment }[]>();
   for (const r of records) {
     if (r.docType !== DOC_TYPE.test || !r.effectiveDate) continue;
-    const a = gradeLab(r);
+    const a = r.lab !== undefined ? r.lab : gradeLab(r);
     if (!a) continue;
     const k = a.analyteId ?? identity(r);
     let list = series.get(k);

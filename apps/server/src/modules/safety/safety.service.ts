@@ -35,7 +35,7 @@ import {
   type candidateListRequest,
   type judgeRequest,
 } from '@esource/shared';
-import { gradeLab } from '@esource/interop';
+import { LAB_GRADER_VERSION } from '@esource/interop';
 import type { Db, Tx } from '../../db/client';
 import { crfInstances, crfValues, forms, progressItems, safetyCandidateSources, safetyCandidates, safetyGeneration, safetyJudgements, sites, sourceRecords, subjects, users, visits } from '../../db/schema';
 import type { ProjectScopedContext } from '../../lib/context';
@@ -48,6 +48,7 @@ import { fieldError, parseInput } from '../../lib/validate';
 import { actorOf, recordAudit } from '../audit/audit.service';
 import { EcrfService } from '../ecrf/ecrf.service';
 import type { JobRunner } from '../jobs/job-runner';
+import { regradeLabs, storedOrGraded } from '../sources/lab-assessment';
 import { bestTerms } from './coding';
 import { findLogForm, logItems, placeFor, type DesignForm } from './log-form';
 import { addDays, generateCandidates, type GenFlaggedValue, type GenRecord } from './generate';
@@ -65,6 +66,33 @@ export const GEN_RECORD_SELECT = sql`r.id::float8 as "id", r.version, r.doc_type
   r.effective_date::text as "effectiveDate", r.status, r.raw_format as "rawFormat",
   case when r.doc_type = 3 and r.raw_format = 'fhir' and strpos(r.raw, 'referenceRange') = 0 and strpos(r.raw, 'interpretation') = 0
        then '{}' else r.raw end as "raw"`;
+/**
+ * The records one subject's generation reads, in one statement: every diagnosis and procedure (before consent they
+ * are history), medications from the look-back window on, and of the lab results from consent on (earlier ones are
+ * baseline) only those an episode is made of: the out-of-range ones, and the first result after one (it may end the
+ * episode), by the assessment stored with each (regradeLabs first when one is stale). A result in range after
+ * another in range changes nothing, so a subject's thousands of normal results stay in the database.
+ */
+export function generationRecords(s: { id: number; env: string }, consent: string): SQL {
+  // the window reads the index source_records_subject_lab alone (migration 0053: analyte, date, id, out); the rows
+  // it keeps are then read by id (an array, so that the plan is a primary key lookup whatever the estimates)
+  return sql`with labs as (
+      select r.id, r.lab_out as out, lag(r.lab_out) over (partition by r.lab_analyte order by r.effective_date, r.id) as prev_out
+      from ${sourceRecords} r
+      where r.subject_id = ${s.id} and r.doc_type = 3 and r.deleted_at is null and r.lab_analyte is not null
+        and r.effective_date >= ${consent}::date
+    )
+    select ${GEN_LAB_SELECT} from ${sourceRecords} r
+    where r.id = any(array(select id from labs where out or prev_out)) and r.env = ${s.env}
+    union all
+    select ${GEN_RECORD_SELECT}, null::jsonb as "lab" from ${sourceRecords} r
+    where r.subject_id = ${s.id} and r.env = ${s.env} and r.deleted_at is null
+      and (r.doc_type in (6, 8) or (r.doc_type = 4 and r.effective_date >= ${addDays(consent, -CM_LOOKBACK_DAYS)}::date))`;
+}
+/** a lab result's columns for the generator: its stored assessment instead of its payload */
+const GEN_LAB_SELECT = sql`r.id::float8 as "id", r.version, r.doc_type::int as "docType", r.resource_type as "resourceType", r.code,
+  r.code_system as "codeSystem", r.display, r.value_num as "valueNum", r.value_text as "valueText", r.unit,
+  r.effective_date::text as "effectiveDate", r.status, r.raw_format as "rawFormat", '{}' as "raw", r.lab as "lab"`;
 /** subjects generated per statement batch when a whole project is generated */
 const GENERATE_BATCH = 200;
 export const SAFETY_GENERATE_JOB = 'safety.generate';
@@ -139,20 +167,24 @@ export class SafetyService {
 
   /**
    * What the subject's candidates depend on: its live lab, order, procedure and diagnosis records (count, versions,
-   * newest id), its flagged eCRF values and its consent date, and the generator's own version.
+   * newest id), its flagged eCRF values and its consent date, and the versions of the generator and the lab grader.
+   * With it, how many of its lab results have no assessment from the current grader (`stale`; read in the same pass).
+   * An index-only scan of source_records_subject (migration 0053); a subject's records are all of its environment.
    */
-  private async fingerprint(db: Db | Tx, s: typeof subjects.$inferSelect, consent: string): Promise<string> {
-    const [r] = rowsOf<{ n: number | string; v: number | string | null; m: number | string | null }>(
-      await db.execute(sql`select count(*) as n, sum(version) as v, max(id) as m from source_records
-        where subject_id = ${s.id} and env = ${s.env} and deleted_at is null and doc_type in (3, 4, 6, 8)`),
+  private async fingerprint(db: Db | Tx, s: typeof subjects.$inferSelect, consent: string): Promise<{ print: string; stale: number }> {
+    const [r] = rowsOf<{ n: number | string; v: number | string | null; m: number | string | null; stale: number | string }>(
+      await db.execute(sql`select count(*) as n, sum(version) as v, max(id) as m,
+          count(*) filter (where doc_type = 3 and lab_graded is distinct from ${LAB_GRADER_VERSION}::smallint) as stale
+        from source_records where subject_id = ${s.id} and deleted_at is null and doc_type in (3, 4, 6, 8)`),
     );
     const [f] = rowsOf<{ n: number | string; t: string | null }>(
       await db.execute(sql`select count(*) as n, max(v.updated_at)::text as t from crf_values v join crf_instances i on i.id = v.instance_id
         where i.subject_id = ${s.id} and i.deleted_at is null and v.quality = 'range'`),
     );
-    return createHash('sha256')
-      .update(`${GENERATOR_VERSION}|${consent}|${r?.n}|${r?.v}|${r?.m}|${f?.n}|${f?.t}`)
+    const print = createHash('sha256')
+      .update(`${GENERATOR_VERSION}|${LAB_GRADER_VERSION}|${consent}|${r?.n}|${r?.v}|${r?.m}|${f?.n}|${f?.t}`)
       .digest('hex');
+    return { print, stale: Number(r?.stale ?? 0) };
   }
 
   /**
@@ -169,23 +201,17 @@ export class SafetyService {
       // one subject's generation at a time (the extraction's hook and a reviewer's button may meet)
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`safety:${subjectId}`}))`);
       const consent = await this.consentDate(tx, s);
-      const print = await this.fingerprint(tx, s, consent);
+      const { print, stale } = await this.fingerprint(tx, s, consent);
       const [last] = await tx.select().from(safetyGeneration).where(eq(safetyGeneration.subjectId, subjectId));
       if (!opts.force && last?.fingerprint === print) return;
-      // what the generator can use: every diagnosis and procedure (before consent they are history), results from
-      // consent on (earlier ones are baseline), medications from the look-back window on
-      const records = rowsOf<GenRecord>(
-        await tx.execute(sql`select ${GEN_RECORD_SELECT} from ${sourceRecords} r
-          where r.subject_id = ${subjectId} and r.env = ${s.env} and r.deleted_at is null
-            and (r.doc_type in (6, 8)
-              or (r.doc_type = 3 and r.effective_date >= ${consent}::date)
-              or (r.doc_type = 4 and r.effective_date >= ${addDays(consent, -CM_LOOKBACK_DAYS)}::date))`),
-      );
+      if (stale > 0) await regradeLabs(tx, s);
+      const records = rowsOf<GenRecord>(await tx.execute(generationRecords(s, consent)));
       const generated = generateCandidates(records, consent, await this.flaggedValues(tx, subjectId));
-      const existing = await tx
-        .select({ id: safetyCandidates.id, category: safetyCandidates.category, key: safetyCandidates.key, contentHash: safetyCandidates.contentHash, status: safetyCandidates.status, version: safetyCandidates.version, sourceChanged: safetyCandidates.sourceChanged })
-        .from(safetyCandidates)
-        .where(eq(safetyCandidates.subjectId, subjectId));
+      // plain rows: a subject may hold a thousand candidates, and a mapped row costs as much as the statement
+      const existing = rowsOf<Pick<Row, 'id' | 'category' | 'key' | 'contentHash' | 'status' | 'version' | 'sourceChanged'>>(
+        await tx.execute(sql`select id::float8 as "id", category, key, content_hash as "contentHash", status, version, source_changed as "sourceChanged"
+          from ${safetyCandidates} where subject_id = ${subjectId}`),
+      );
       const byKey = new Map(existing.map((c) => [`${c.category}|${c.key}`, c]));
       const valuesOf = (g: (typeof generated)[number]) => ({
         origin: g.origin,
@@ -532,7 +558,7 @@ export class SafetyService {
       .where(eq(safetyCandidateSources.candidateId, id))
       .orderBy(asc(sourceRecords.effectiveDate), asc(sourceRecords.id));
     return rows.map(({ r, link }) => {
-      const a = r.docType === 3 ? gradeLab(r) : null;
+      const a = r.docType === 3 ? storedOrGraded(r) : null;
       return {
         recordId: r.id,
         version: r.version,

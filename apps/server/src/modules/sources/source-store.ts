@@ -19,6 +19,7 @@ import type { ExtractedPatient, ExtractedRecord, SourceIdentifier } from '@esour
 import type { Tx } from '../../db/client';
 import { sourcePatients, sourceRecords, sourceRecordVersions } from '../../db/schema';
 import { rowsOf, unnestRows } from '../../lib/sql';
+import { labColumns, labParams } from './lab-assessment';
 
 export interface StoreConnection {
   id: number;
@@ -232,13 +233,14 @@ export async function ingest(tx: Tx, input: IngestInput): Promise<IngestResult> 
     for (const x of changed) count(x.rec);
     result.created += fresh.length;
     if (changed.length > 0) {
+      const labs = labParams(changed.map((x) => labColumns(x.rec)));
       await tx.execute(sql`
         update source_records s set
           doc_type = u.doc_type, resource_type = u.resource_type, code_system = u.code_system, code = u.code,
           display = u.display, value_num = u.value_num, value_text = u.value_text, unit = u.unit,
           effective_at = u.effective_at, effective_date = u.effective_date, status = u.status,
-          content_hash = u.content_hash, raw = u.raw, version = u.version, task_id = u.task_id,
-          deleted_at = null, updated_at = now()
+          content_hash = u.content_hash, raw = u.raw, lab = u.lab::jsonb, lab_analyte = u.lab_analyte, lab_out = u.lab_out,
+          lab_graded = u.lab_graded, version = u.version, task_id = u.task_id, deleted_at = null, updated_at = now()
         from unnest(
           ${sql.param(changed.map((x) => x.id))}::bigint[], ${sql.param(changed.map((x) => x.rec.docType))}::smallint[],
           ${sql.param(changed.map((x) => x.rec.resourceType.slice(0, 60)))}::varchar[],
@@ -253,10 +255,12 @@ export async function ingest(tx: Tx, input: IngestInput): Promise<IngestResult> 
           ${sql.param(changed.map((x) => x.rec.status?.slice(0, 30) ?? null))}::varchar[],
           ${sql.param(changed.map((x) => x.rec.contentHash))}::varchar[],
           ${sql.param(changed.map((x) => x.rec.raw))}::text[],
+          ${sql.param(labs.lab)}::text[], ${sql.param(labs.analyte)}::varchar[], ${sql.param(labs.out)}::boolean[],
+          ${sql.param(labs.graded)}::smallint[],
           ${sql.param(changed.map((x) => x.version))}::int[],
           ${sql.param(changed.map(() => input.taskId ?? null))}::int[]
         ) as u(id, doc_type, resource_type, code_system, code, display, value_num, value_text, unit, effective_at,
-               effective_date, status, content_hash, raw, version, task_id)
+               effective_date, status, content_hash, raw, lab, lab_analyte, lab_out, lab_graded, version, task_id)
         where s.id = u.id`);
       await insertVersions(tx, changed, 'updated', input.taskId);
       result.updated += changed.length;
@@ -278,6 +282,7 @@ async function insertFresh(
   taskId: number | null | undefined,
 ): Promise<Set<string>> {
   const col = <T>(f: (r: ExtractedRecord) => T) => sql.param(part.map((r) => f(r) ?? null));
+  const labs = labParams(part.map((r) => labColumns(r)));
   const rows = rowsOf<{ external_id: string }>(
     await tx.execute(sql`
       with u as (
@@ -289,17 +294,21 @@ async function insertFresh(
           ${col((r) => r.valueNum)}::float8[], ${col((r) => r.valueText)}::text[], ${col((r) => r.unit?.slice(0, 60))}::varchar[],
           ${col((r) => r.effectiveAt)}::timestamptz[], ${col((r) => r.effectiveDate)}::date[],
           ${col((r) => r.status?.slice(0, 30))}::varchar[], ${col((r) => r.contentHash)}::varchar[],
-          ${col((r) => r.rawFormat)}::varchar[], ${col((r) => r.raw)}::text[]
+          ${col((r) => r.rawFormat)}::varchar[], ${col((r) => r.raw)}::text[],
+          ${sql.param(labs.lab)}::text[], ${sql.param(labs.analyte)}::varchar[], ${sql.param(labs.out)}::boolean[],
+          ${sql.param(labs.graded)}::smallint[]
         ) as u(subject_id, source_patient_id, external_id, doc_type, resource_type, code_system, code, display, value_num,
-               value_text, unit, effective_at, effective_date, status, content_hash, raw_format, raw)
+               value_text, unit, effective_at, effective_date, status, content_hash, raw_format, raw, lab, lab_analyte,
+               lab_out, lab_graded)
       ),
       ins as (
         insert into source_records (env, project_id, site_id, subject_id, source_patient_id, connection_id, external_id,
           doc_type, resource_type, code_system, code, display, value_num, value_text, unit, effective_at, effective_date,
-          status, content_hash, raw_format, raw, task_id)
+          status, content_hash, raw_format, raw, lab, lab_analyte, lab_out, lab_graded, task_id)
         select ${c.env}, ${c.projectId}::int, ${c.siteId}::int, u.subject_id, u.source_patient_id, ${c.id}::int, u.external_id,
           u.doc_type, u.resource_type, u.code_system, u.code, u.display, u.value_num, u.value_text, u.unit, u.effective_at,
-          u.effective_date, u.status, u.content_hash, u.raw_format, u.raw, ${taskId ?? null}::int
+          u.effective_date, u.status, u.content_hash, u.raw_format, u.raw, u.lab::jsonb, u.lab_analyte, u.lab_out, u.lab_graded,
+          ${taskId ?? null}::int
         from u
         where not exists (select 1 from source_records s where s.connection_id = ${c.id} and s.external_id = u.external_id)
         on conflict (connection_id, external_id) do nothing
