@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
-import { sites, subjects, visits } from '../src/db/schema';
+import { auditEvents, crfValueHistory, sites, subjects, visits } from '../src/db/schema';
 import { DEMO_PASSWORD, sha256Hex, startTestServer, type TestServer } from './harness';
 
 let s: TestServer;
@@ -205,6 +205,33 @@ describe('the answer of a save', () => {
     const read = await s.api.get<View>('/crf/form/item/result/list', { token: crc1, headers: P, query: k });
     expect(second.body.data).toEqual(read.body.data);
     expect(Object.keys(read.body.data.values).sort()).toEqual(['HR', 'SYSBP']);
+  });
+
+  it('saves racing from one version: one wins, the others are refused and write nothing (no value, history or audit)', async () => {
+    const vsForm = (await s.api.get<Sched[]>('/project/pts/visits', { token: crc1, headers: P, query: { ptsId } })).body.data
+      .find((v) => v.code === 'V1')!
+      .forms.find((f) => f.code === 'VS')!.formId;
+    const k = { ptsId, visitId: v1, formId: vsForm };
+    const before = await s.api.get<View>('/crf/form/item/result/list', { token: crc1, headers: P, query: k });
+    const inst = before.body.data.instance!;
+    const count = async () => {
+      const h = await s.database.db.select().from(crfValueHistory).where(eq(crfValueHistory.instanceId, inst.id));
+      const a = await s.database.db.select().from(auditEvents).where(and(eq(auditEvents.entity, 'crf_instance'), eq(auditEvents.entityId, String(inst.id))));
+      return { history: h.length, audit: a.length };
+    };
+    const was = await count();
+    const rs = await Promise.all(
+      [81, 82, 83, 84, 85, 86].map((hr) =>
+        s.api.post<View>('/crf/form/item/result/saveBatch', { token: crc1, headers: P, json: { ...k, entryMode: 0, version: inst.version, items: [{ variable: 'HR', value: hr }] } }),
+      ),
+    );
+    const won = rs.filter((r) => r.status === 200);
+    expect(won, JSON.stringify(rs.map((r) => [r.status, r.body.message]))).toHaveLength(1);
+    expect(rs.filter((r) => r.status === 409)).toHaveLength(5);
+    const after = await s.api.get<View>('/crf/form/item/result/list', { token: crc1, headers: P, query: k });
+    expect(after.body.data).toEqual(won[0]!.body.data);
+    expect(after.body.data.instance!.version).toBe(inst.version + 1);
+    expect(await count()).toEqual({ history: was.history + 1, audit: was.audit + 1 });
   });
 });
 

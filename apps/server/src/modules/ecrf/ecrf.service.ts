@@ -32,10 +32,10 @@ import { staleWrite } from '../../lib/stale';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, recordAudit, type AuditActor, type AuditChange } from '../audit/audit.service';
 import { endReview } from '../ddc/ddc-review';
-import { unnestRows } from '../../lib/sql';
+import { rowsOf, unnestRows } from '../../lib/sql';
 import { SubjectsService } from '../subjects/subjects.service';
 import { syncAutoQueries } from '../queries/auto-queries';
-import { loseMarks } from '../verification/marks-lost';
+import { auditLostMarks, loseMarksStatement, type LostMark } from '../verification/marks-lost';
 import { translator } from '../../lib/i18n';
 
 type Key = { ptsId: number; visitId: number; formId: number; unscheduledId: number; repeatNo: number };
@@ -307,6 +307,7 @@ export class EcrfService {
       // the participant's answers wait for the site's review; the site's own save of the form ends that review
       const pendingBefore = inst?.pendingShareId ?? null;
       const pendingCols = participant ? { pendingShareId: participant.shareId } : reviews && pendingBefore ? { pendingShareId: null } : {};
+      let instanceUpdate: SQL | null = null;
       if (!inst) {
         inst = (
           await tx
@@ -328,19 +329,18 @@ export class EcrfService {
           .returning()
         )[0] ?? null;
       } else {
-        const instanceId = inst.id;
-        inst = (
-          await tx
-          .update(crfInstances)
-          .set({ status, version: inst.version + 1, updatedBy: writer.id, updatedAt: now, ...missingCols, ...pendingCols })
-          .where(and(eq(crfInstances.id, inst.id), eq(crfInstances.version, inst.version)))
-          .returning()
-        )[0] ?? null;
-        if (!inst) {
-          // another save won the race: name it (the row as committed now)
-          const [won] = await tx.select().from(crfInstances).where(eq(crfInstances.id, instanceId));
-          throw won ? await staleWrite(tx, won.updatedBy, won.updatedAt) : new AppError('STALE_WRITE', { user: '?', time: now.toISOString() });
-        }
+        // the instance's update (optimistic: only from the version this editor loaded) goes with the values below, in
+        // one statement that writes them only when it updated the row (issue 16: fewer round trips); the row as it
+        // will be is known here (no trigger changes a column of it)
+        const c = crfInstances;
+        const set = { status, version: inst.version + 1, updatedBy: writer.id, updatedAt: now, ...missingCols, ...pendingCols };
+        instanceUpdate = tx
+          .update(c)
+          .set(set)
+          .where(and(eq(c.id, inst.id), eq(c.version, inst.version)))
+          .returning({ id: c.id })
+          .getSQL();
+        inst = { ...inst, ...set };
       }
       // one upsert for the values and one insert for their history, whatever the number of items
       const upserts: (typeof crfValues.$inferInsert)[] = [];
@@ -375,7 +375,9 @@ export class EcrfService {
         });
         changes.push({ field: k, oldValue: old?.value?.v ?? null, newValue: v.value, reason: v.reason ?? null, entryMode: modeOf(k), cause: v.cause ?? null });
       }
-      // the values and their history in one statement (issue 16 item 4: one round trip, not two)
+      // the instance's update, the values, their history and the marks the changed values lose, in one statement
+      // (issue 16 item 4: one round trip, not four); each write only when the instance's update found its version
+      const guard = instanceUpdate ? sql` where exists (select 1 from i)` : sql``;
       const writes: SQL[] = [];
       if (upserts.length) {
         const c = crfValues;
@@ -384,7 +386,7 @@ export class EcrfService {
            [c.filledRef, 'varchar'], [c.filledValue, 'jsonb']],
           upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.quality ?? null, u.sourceRef ?? null, u.updatedBy, now.toISOString(),
             u.filledRef ?? null, u.filledRef ? JSON.stringify(u.value) : null]),
-        )}
+        )}${guard}
           on conflict (instance_id, variable) do update set value = excluded.value, entry_mode = excluded.entry_mode,
              quality = excluded.quality, source_ref = excluded.source_ref, updated_by = excluded.updated_by, updated_at = excluded.updated_at,
              filled_ref = coalesce(excluded.filled_ref, ${c}.filled_ref),
@@ -396,17 +398,33 @@ export class EcrfService {
           [[h.instanceId, 'int'], [h.variable, 'varchar'], [h.oldValue, 'jsonb'], [h.newValue, 'jsonb'], [h.entryMode, 'int'], [h.reason, 'varchar'],
            [h.instanceVersion, 'int'], [h.userId, 'int'], [h.userName, 'varchar'], [h.quality, 'varchar'], [h.cause, 'varchar'], [h.sourceRef, 'varchar']],
           history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName, x.quality ?? null, x.cause ?? null, x.sourceRef ?? null]),
-        )}`);
+        )}${guard}`);
       }
-      if (writes.length === 1) await tx.execute(writes[0]!);
+      // verified values that changed lose their SDV mark (and the form its SDR mark): listed again for verification
+      // (a new instance has no marks)
+      let lost: LostMark[] = [];
+      if (instanceUpdate) {
+        const ctes = [sql`i as (${instanceUpdate})`, ...writes.map((w, k) => sql`${sql.raw(`w${k}`)} as (${w})`)];
+        if (history.length) ctes.push(sql`lost as (${loseMarksStatement(actor, inst!.id, history.map((h) => h.variable), sql`exists (select 1 from i)`)})`);
+        const rows = rowsOf<{ t: string } & LostMark>(
+          await tx.execute(sql`with ${sql.join(ctes, sql`, `)}
+            select 'i' as t, null::float8 as id, null as variable, null as kind from i
+            ${history.length ? sql`union all select 'lost', id, variable, kind from lost` : sql``}`),
+        );
+        if (!rows.some((r) => r.t === 'i')) {
+          // another save won the race: name it (the row as committed now)
+          const [won] = await tx.select().from(crfInstances).where(eq(crfInstances.id, inst!.id));
+          throw won ? await staleWrite(tx, won.updatedBy, won.updatedAt) : new AppError('STALE_WRITE', { user: '?', time: now.toISOString() });
+        }
+        lost = rows.filter((r) => r.t === 'lost');
+      } else if (writes.length === 1) await tx.execute(writes[0]!);
       else if (writes.length > 1) {
         await tx.execute(sql`with ${sql.join(writes.map((w, k) => sql`${sql.raw(`w${k}`)} as (${w})`), sql`, `)} select 1`);
       }
       // a new instance or a new status moves the subject's current visit and form progress, and a new status or other
       // missing items the report counts (subjects.report_counts, migration 0040)
       if (prevStatus !== status || !same(prevMissing, missing)) await this.subjects.refreshProgress(tx, [subject.id]);
-      // verified values that changed lose their SDV mark (and the form its SDR mark): listed again for verification
-      await loseMarks(tx, actor, inst!, history.map((h) => h.variable));
+      await auditLostMarks(tx, actor, inst!, lost);
       // automatic queries: raised for a value kept outside its soft range (not by a draft: work in progress), closed
       // once a save — a draft too — corrects it. An open one exists only while the stored value carries the warning,
       // so a save whose items carry none, before or after, has nothing to look up (the save is a hot path).

@@ -1,27 +1,36 @@
 /**
- * "A value changed after verification loses its mark and is listed again" (issue 13 item 1): called by the eCRF save
- * inside its transaction for the items whose value changed. Their SDV marks and the form's SDR mark become lost
- * (status 2), audited; the verification list shows them again.
+ * "A value changed after verification loses its mark and is listed again" (issue 13 item 1): the eCRF save, inside
+ * its transaction, for the items whose value changed. Their SDV marks and the form's SDR mark become lost (status 2),
+ * audited; the verification list shows them again. The update is a statement the save sends together with its values
+ * (issue 16: one round trip, not two); the audit of what it returned follows it.
  */
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { MARK_STATUS } from '@esource/shared';
 import type { Tx } from '../../db/client';
 import { verificationMarks } from '../../db/schema';
 import { recordAudit, type AuditActor } from '../audit/audit.service';
 
-export async function loseMarks(tx: Tx, actor: AuditActor, inst: { id: number; projectId: number; siteId: number; subjectId: number }, changed: readonly string[]): Promise<void> {
-  if (changed.length === 0) return;
-  const lost = await tx
-    .update(verificationMarks)
-    .set({ status: MARK_STATUS.lost, endedBy: actor.userId, endedAt: sql`now()` })
-    .where(
-      and(
-        eq(verificationMarks.instanceId, inst.id),
-        eq(verificationMarks.status, MARK_STATUS.active),
-        or(and(eq(verificationMarks.kind, 'sdv'), inArray(verificationMarks.variable, [...changed])), and(eq(verificationMarks.kind, 'sdr'), isNull(verificationMarks.variable))),
-      ),
-    )
-    .returning({ id: verificationMarks.id, variable: verificationMarks.variable, kind: verificationMarks.kind });
+export interface LostMark {
+  id: number;
+  variable: string | null;
+  kind: string;
+}
+
+/** The update that ends the instance's marks the changed items lose, returning them (id, variable, kind); `guard` is ANDed to its condition. */
+export function loseMarksStatement(actor: AuditActor, instanceId: number, changed: readonly string[], guard?: SQL): SQL {
+  const m = verificationMarks;
+  const where = and(
+    eq(m.instanceId, instanceId),
+    eq(m.status, MARK_STATUS.active),
+    or(and(eq(m.kind, 'sdv'), inArray(m.variable, [...changed])), and(eq(m.kind, 'sdr'), isNull(m.variable))),
+    guard,
+  );
+  return sql`update ${m} set status = ${MARK_STATUS.lost}, ended_by = ${actor.userId}, ended_at = now() where ${where}
+    returning id::float8 as "id", variable, kind`;
+}
+
+/** Audits the marks a save's update ended. */
+export async function auditLostMarks(tx: Tx, actor: AuditActor, inst: { projectId: number; siteId: number; subjectId: number }, lost: readonly LostMark[]): Promise<void> {
   if (lost.length === 0) return;
   await recordAudit(
     tx,
