@@ -9,7 +9,7 @@
 -- (no numeric value) has lab_graded set and the others null.
 ALTER TABLE source_records ADD COLUMN lab jsonb;
 --> statement-breakpoint
-ALTER TABLE source_records ADD COLUMN lab_analyte varchar(200) COLLATE "C";
+ALTER TABLE source_records ADD COLUMN lab_analyte text COLLATE "C";
 --> statement-breakpoint
 ALTER TABLE source_records ADD COLUMN lab_out boolean;
 --> statement-breakpoint

@@ -947,7 +947,7 @@ export const sourceRecords = pgTable(
      */
     lab: jsonb('lab').$type<LabAssessment>(),
     /** the assessment's analyte (collation "C") and whether it is out of range: indexed with the subject (migration 0053) */
-    labAnalyte: varchar('lab_analyte', { length: 200 }),
+    labAnalyte: text('lab_analyte'),
     labOut: boolean('lab_out'),
     labGraded: smallint('lab_graded'),
     taskId: integer('task_id'),

@@ -40,7 +40,7 @@ export function labColumns(r: GradableRecord): LabColumns {
     valueText: r.valueText ?? null,
     unit: r.unit?.slice(0, 60) ?? null,
   });
-  return lab ? { lab, labAnalyte: lab.analyteId.slice(0, 200), labOut: lab.outOfRange, labGraded: LAB_GRADER_VERSION } : NOT_GRADED;
+  return lab ? { lab, labAnalyte: lab.analyteId, labOut: lab.outOfRange, labGraded: LAB_GRADER_VERSION } : NOT_GRADED;
 }
 
 /** the columns as statement parameters: one array per column, for an unnest */
@@ -76,7 +76,7 @@ export async function regradeLabs(tx: Db | Tx, subject: { id: number; env: strin
     const labs = labParams(part.map((r) => labColumns(r)));
     await tx.execute(sql`update ${sourceRecords} r
       set lab = u.lab::jsonb, lab_analyte = u.analyte, lab_out = u.out, lab_graded = ${LAB_GRADER_VERSION}::smallint
-      from unnest(${sql.param(part.map((r) => r.id))}::bigint[], ${sql.param(labs.lab)}::text[], ${sql.param(labs.analyte)}::varchar[],
+      from unnest(${sql.param(part.map((r) => r.id))}::bigint[], ${sql.param(labs.lab)}::text[], ${sql.param(labs.analyte)}::text[],
         ${sql.param(labs.out)}::boolean[]) as u(id, lab, analyte, out)
       where r.id = u.id`);
   }

@@ -255,7 +255,7 @@ export async function ingest(tx: Tx, input: IngestInput): Promise<IngestResult> 
           ${sql.param(changed.map((x) => x.rec.status?.slice(0, 30) ?? null))}::varchar[],
           ${sql.param(changed.map((x) => x.rec.contentHash))}::varchar[],
           ${sql.param(changed.map((x) => x.rec.raw))}::text[],
-          ${sql.param(labs.lab)}::text[], ${sql.param(labs.analyte)}::varchar[], ${sql.param(labs.out)}::boolean[],
+          ${sql.param(labs.lab)}::text[], ${sql.param(labs.analyte)}::text[], ${sql.param(labs.out)}::boolean[],
           ${sql.param(labs.graded)}::smallint[],
           ${sql.param(changed.map((x) => x.version))}::int[],
           ${sql.param(changed.map(() => input.taskId ?? null))}::int[]
@@ -295,7 +295,7 @@ async function insertFresh(
           ${col((r) => r.effectiveAt)}::timestamptz[], ${col((r) => r.effectiveDate)}::date[],
           ${col((r) => r.status?.slice(0, 30))}::varchar[], ${col((r) => r.contentHash)}::varchar[],
           ${col((r) => r.rawFormat)}::varchar[], ${col((r) => r.raw)}::text[],
-          ${sql.param(labs.lab)}::text[], ${sql.param(labs.analyte)}::varchar[], ${sql.param(labs.out)}::boolean[],
+          ${sql.param(labs.lab)}::text[], ${sql.param(labs.analyte)}::text[], ${sql.param(labs.out)}::boolean[],
           ${sql.param(labs.graded)}::smallint[]
         ) as u(subject_id, source_patient_id, external_id, doc_type, resource_type, code_system, code, display, value_num,
                value_text, unit, effective_at, effective_date, status, content_hash, raw_format, raw, lab, lab_analyte,
