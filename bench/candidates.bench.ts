@@ -80,7 +80,7 @@ for (const [type, docType, n, prefix] of [['Condition', 8, dxN, 'c'], ['Procedur
 // ingest grades each lab result as it stores it (source_records.lab, migration 0053); the SQL seed above did not,
 // so they are graded here, and the table vacuumed as autovacuum would after a load
 const tg = performance.now();
-const graded = await regradeLabs(db, { id: ptsId, env: 'PRO' });
+const graded = await regradeLabs(db, { id: ptsId });
 const gradeMs = performance.now() - tg;
 await server.database.ownerExecuteSql('vacuum analyze source_records');
 console.log(`data: ${RECORDS} source records for one subject (${labN} labs, ${medN} medications, ${dxN} diagnoses, ${prN} procedures; ${((Date.now() - t0) / 1000).toFixed(1)} s to seed; ${graded} lab results graded and stored in ${gradeMs.toFixed(0)} ms)`);

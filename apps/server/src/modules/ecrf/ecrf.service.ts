@@ -432,8 +432,9 @@ export class EcrfService {
       // verified values that changed lose their SDV mark (and the form its SDR mark): listed again for verification
       // (a new instance has no marks)
       let lost: LostMark[] = [];
+      const ctes = writes.map((w, k) => sql`${sql.raw(`w${k}`)} as (${w})`);
       if (instanceUpdate) {
-        const ctes = [sql`i as (${instanceUpdate})`, ...writes.map((w, k) => sql`${sql.raw(`w${k}`)} as (${w})`)];
+        ctes.unshift(sql`i as (${instanceUpdate})`);
         if (history.length) ctes.push(sql`lost as (${loseMarksStatement(actor, inst!.id, history.map((h) => h.variable), sql`exists (select 1 from i)`)})`);
         const rows = rowsOf<{ t: string } & LostMark>(
           await tx.execute(sql`with ${sql.join(ctes, sql`, `)}
@@ -447,9 +448,7 @@ export class EcrfService {
         }
         lost = rows.filter((r) => r.t === 'lost');
       } else if (writes.length === 1) await tx.execute(writes[0]!);
-      else if (writes.length > 1) {
-        await tx.execute(sql`with ${sql.join(writes.map((w, k) => sql`${sql.raw(`w${k}`)} as (${w})`), sql`, `)} select 1`);
-      }
+      else if (writes.length > 1) await tx.execute(sql`with ${sql.join(ctes, sql`, `)} select 1`);
       // a new instance or a new status moves the subject's current visit and form progress, and a new status or other
       // missing items the report counts (subjects.report_counts, migration 0040)
       if (prevStatus !== status || !same(prevMissing, missing)) await this.subjects.refreshProgress(tx, [subject.id]);

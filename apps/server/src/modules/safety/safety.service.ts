@@ -61,9 +61,10 @@ const S = CANDIDATE_STATUS;
  * date as text read the same on both drivers; a FHIR result without a reference range needs no payload (the grader
  * falls back to the analyte's range).
  */
-export const GEN_RECORD_SELECT = sql`r.id::float8 as "id", r.version, r.doc_type::int as "docType", r.resource_type as "resourceType", r.code,
+const GEN_COLUMNS = sql`r.id::float8 as "id", r.version, r.doc_type::int as "docType", r.resource_type as "resourceType", r.code,
   r.code_system as "codeSystem", r.display, r.value_num as "valueNum", r.value_text as "valueText", r.unit,
-  r.effective_date::text as "effectiveDate", r.status, r.raw_format as "rawFormat",
+  r.effective_date::text as "effectiveDate", r.status, r.raw_format as "rawFormat"`;
+export const GEN_RECORD_SELECT = sql`${GEN_COLUMNS},
   case when r.doc_type = 3 and r.raw_format = 'fhir' and strpos(r.raw, 'referenceRange') = 0 and strpos(r.raw, 'interpretation') = 0
        then '{}' else r.raw end as "raw"`;
 /**
@@ -90,9 +91,7 @@ export function generationRecords(s: { id: number; env: string }, consent: strin
       and (r.doc_type in (6, 8) or (r.doc_type = 4 and r.effective_date >= ${addDays(consent, -CM_LOOKBACK_DAYS)}::date))`;
 }
 /** a lab result's columns for the generator: its stored assessment instead of its payload */
-const GEN_LAB_SELECT = sql`r.id::float8 as "id", r.version, r.doc_type::int as "docType", r.resource_type as "resourceType", r.code,
-  r.code_system as "codeSystem", r.display, r.value_num as "valueNum", r.value_text as "valueText", r.unit,
-  r.effective_date::text as "effectiveDate", r.status, r.raw_format as "rawFormat", '{}' as "raw", r.lab as "lab"`;
+const GEN_LAB_SELECT = sql`${GEN_COLUMNS}, '{}' as "raw", r.lab as "lab"`;
 /** subjects generated per statement batch when a whole project is generated */
 const GENERATE_BATCH = 200;
 export const SAFETY_GENERATE_JOB = 'safety.generate';

@@ -60,15 +60,16 @@ export function storedOrGraded(r: GradableRecord & { lab: LabAssessment | null; 
 
 /**
  * A subject's live lab results stored without an assessment from the current grader (stored before migration 0053,
- * written by a path that does not grade, or graded by an older grader version): graded now and stored.
+ * written by a path that does not grade, or graded by an older grader version): graded now and stored. The same
+ * records the generation's fingerprint counts as stale (a subject's records are all of its environment).
  */
-export async function regradeLabs(tx: Db | Tx, subject: { id: number; env: string }): Promise<number> {
+export async function regradeLabs(tx: Db | Tx, subject: { id: number }): Promise<number> {
   const rows = rowsOf<GradableRecord & { id: number }>(
     await tx.execute(sql`select r.id::float8 as "id", r.doc_type::int as "docType", r.raw_format as "rawFormat", r.raw,
         r.external_id as "externalId", r.code, r.code_system as "codeSystem", r.display, r.value_num as "valueNum",
         r.value_text as "valueText", r.unit
       from ${sourceRecords} r
-      where r.subject_id = ${subject.id} and r.env = ${subject.env} and r.deleted_at is null and r.doc_type = 3
+      where r.subject_id = ${subject.id} and r.deleted_at is null and r.doc_type = 3
         and r.lab_graded is distinct from ${LAB_GRADER_VERSION}::smallint`),
   );
   for (let i = 0; i < rows.length; i += REGRADE_BATCH) {
