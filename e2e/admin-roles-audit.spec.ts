@@ -223,16 +223,25 @@ test('organisations and departments; an organisation in use cannot be deleted', 
   await expect(dlg).toBeHidden();
   const org = page.getByTestId('orgs-table').locator('tr').filter({ hasText: `E2E Hospital ${STAMP}` });
   await org.click();
-  await page.getByTestId('dept-new-name').fill('Cardiology');
-  await page.getByTestId('dept-new-name').press('Enter');
-  await expect(page.getByTestId('dept-panel')).toContainText('Cardiology');
-  await expect(org).toContainText('1');
+  // the panel shows the chosen organisation before its department is typed (a loaded machine renders late)
+  await expect(page.getByTestId('dept-panel')).toContainText(`E2E Hospital ${STAMP}`);
+  const deptName = page.getByTestId('dept-new-name').locator('input').or(page.getByTestId('dept-new-name'));
+  await deptName.fill('Cardiology');
+  await expect(deptName).toHaveValue('Cardiology');
+  await deptName.press('Enter');
+  await expect(page.getByTestId('dept-panel').locator('.ant-list-item')).toContainText(['Cardiology']);
+  await expect(deptName).toHaveValue('');
+  // the department count column (the name may hold digits of its own)
+  await expect(org.locator('td').nth(3)).toHaveText('1');
   await shot(page, 'admin-orgs-en_US.png');
 
   const demo = page.getByTestId('orgs-table').locator('tr').filter({ hasText: 'Demo City Hospital' });
   await demo.getByTestId('org-delete').click();
-  await page.locator('.ant-popconfirm .ant-btn-dangerous').click();
-  await expect(page.locator('.ant-notification')).toContainText('in use');
+  const confirm = page.locator('.ant-popconfirm:not(.ant-popover-hidden)');
+  await expect(confirm).toContainText('Demo City Hospital');
+  await confirm.locator('.ant-btn-dangerous').click();
+  await expect(page.locator('.ant-notification')).toContainText('in use', { timeout: 30_000 });
+  await expect(demo).toHaveCount(1);
 });
 
 test('a monitor reads the project audit log', async ({ page, request }) => {
