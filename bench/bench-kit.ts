@@ -95,6 +95,27 @@ export function spawnServer(args: string[], env: Record<string, string>, ready: 
   });
 }
 
+/** CPU time (user + system, ms) used so far by the processes whose command name is `comm` or whose pid is listed. */
+export function cpuMs(match: { pids?: number[]; comm?: string }): number {
+  const tick = 10; // USER_HZ 100 on Linux
+  let total = 0;
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    if (!(match.pids?.includes(Number(d)) || (match.comm && comm === match.comm))) continue;
+    const f = stat.slice(close + 2).split(' ');
+    total += (Number(f[11]) + Number(f[12])) * tick;
+  }
+  return total;
+}
+
 /** The product as it runs in production (`main.ts --role=api`, LOG_LEVEL=warn) on the data of `dataDir` / DATABASE_URL. */
 export function spawnApi(dataDir: string) {
   const port = 18000 + Math.floor(Math.random() * 1000);

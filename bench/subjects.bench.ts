@@ -15,12 +15,14 @@ import os from 'node:os';
 import type autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { formDefinition } from '../packages/shared/src/design.schema';
-import { load as run, login as loginAt, seedSubjects, spawnServer, spawnApi, startSeedingServer } from './bench-kit';
+import { cpuMs, load as run, login as loginAt, seedSubjects, spawnServer, spawnApi, startSeedingServer } from './bench-kit';
 
 const onServer = Boolean(process.env.DATABASE_URL);
 const SUBJECTS = Number(process.env.SUBJECTS ?? (onServer ? 100_000 : 5_000));
 const ITEMS = 50;
 const duration = Number(process.env.DURATION ?? 10);
+// RUNS=save (or list,save,mixed,walk): only the named runs, e.g. to iterate on the save
+const RUNS = new Set((process.env.RUNS ?? 'list,save,mixed,walk').split(',').map((r) => r.trim()));
 
 const { server, dataDir, exec, step } = await startSeedingServer('subjects');
 const db = server.database.db;
@@ -108,8 +110,8 @@ const page = JSON.parse(require('fs').readFileSync(${JSON.stringify(pageFile)}, 
 f.post('/bare', async () => page);
 f.listen({ port: 0, host: '127.0.0.1' }).then(() => console.log('bare on ' + f.server.address().port + '/'));`;
 const bare = await spawnServer(['-e', bareSrc], {}, /bare on (\d+)\//);
-const list = await run({ url: `${api.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration, connections: 32 });
-const base = await run({ url: `${bare.url}/bare`, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, duration, connections: 32 });
+const list = RUNS.has('list') ? await run({ url: `${api.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration, connections: 32 }) : null;
+const base = RUNS.has('list') ? await run({ url: `${bare.url}/bare`, method: 'POST', body: '{}', headers: { 'content-type': 'application/json' }, duration, connections: 32 }) : null;
 
 let n = 0;
 // (each run's 16 connections take 16 subjects of their own: a save still in flight when a run ends would leave the
@@ -142,16 +144,23 @@ const saveRun = (): Promise<autocannon.Result> => run({
     });
   },
 });
-const save = await saveRun();
+// the CPU a save costs each party (API process, PostgreSQL's processes, this load generator), read from /proc around
+// the run: on two shared cores the save's latency at 16 connections is the queue their sum makes
+const cpu = () => ({ api: cpuMs({ pids: [api.child.pid!] }), pg: cpuMs({ comm: 'postgres' }), load: (process.cpuUsage().user + process.cpuUsage().system) / 1000 });
+const cpu0 = cpu();
+const save = RUNS.has('save') ? await saveRun() : null;
+const cpu1 = cpu();
 // the list while saves run: each save's commit empties the API process's response cache (RESPONSE_CACHE), so this is
 // the list mostly computed, next to the writes; and a list whose 32 connections each walk pages 1–20 of their own
 // filter (no two requests alike within a run's first 640 requests; a user pages forward, rarely past page 20)
-const [listWhileSaving, saveWhileListing] = await Promise.all([
-  run({ url: `${api.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration, connections: 32 }),
-  saveRun(),
-]);
+const [listWhileSaving, saveWhileListing] = RUNS.has('mixed')
+  ? await Promise.all([
+      run({ url: `${api.url}/api/project/manage/ptsList`, method: 'POST', headers: listHeaders, body: listBody, duration, connections: 32 }),
+      saveRun(),
+    ])
+  : [null, null];
 let walker = 0;
-const listWalk = await run({
+const listWalk = !RUNS.has('walk') ? null : await run({
   url: `${api.url}/api/project/manage/ptsList`,
   method: 'POST',
   headers: listHeaders,
@@ -168,17 +177,21 @@ const listWalk = await run({
   },
 });
 
-const line = (name: string, r: autocannon.Result) =>
-  `${name.padEnd(30)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx + r.errors}`;
+const line = (name: string, r: autocannon.Result | null) =>
+  r ? console.log(`${name.padEnd(30)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx + r.errors}`) : undefined;
 console.log(`\nsubjects benchmark — ${server.database.kind}, ${os.cpus().length} cores, ${duration} s per run`);
-console.log(line('subject list page (32 conn)', list));
-console.log(line('bare, same page (32 conn)', base));
-console.log(`ratio list / bare same page: ${(list.requests.average / base.requests.average).toFixed(3)}   (goal ≥ 0.3, p99 < 50 ms; ${pageJson.length} bytes a page)`);
-console.log(line('batch save 50 items (16 conn)', save));
-console.log(`(goal: batch save p99 < 100 ms)`);
-console.log(line('list while saving (32 conn)', listWhileSaving));
-console.log(line('save while listing (16 conn)', saveWhileListing));
-console.log(line('list, 32 walks of 20 pages', listWalk));
+line('subject list page (32 conn)', list);
+line('bare, same page (32 conn)', base);
+if (list && base) console.log(`ratio list / bare same page: ${(list.requests.average / base.requests.average).toFixed(3)}   (goal ≥ 0.3, p99 < 50 ms; ${pageJson.length} bytes a page)`);
+line('batch save 50 items (16 conn)', save);
+if (save) {
+  const n = save.requests.total;
+  const per = (k: 'api' | 'pg' | 'load') => ((cpu1[k] - cpu0[k]) / n).toFixed(2);
+  console.log(`(goal: batch save p99 < 100 ms)   CPU a save: API ${per('api')} ms, PostgreSQL ${per('pg')} ms, load generator ${per('load')} ms`);
+}
+line('list while saving (32 conn)', listWhileSaving);
+line('save while listing (16 conn)', saveWhileListing);
+line('list, 32 walks of 20 pages', listWalk);
 console.log(`(response cache ${['0', 'false', 'off'].includes((process.env.RESPONSE_CACHE ?? '').toLowerCase()) ? 'off' : 'on'}: RESPONSE_CACHE)`);
 api.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');

@@ -96,6 +96,20 @@ describe('audit trail', () => {
     expect((await verifyAuditChains(db, { chainKey: 'project:1:subject:999999' })).breaks).toEqual([]);
   });
 
+  it('stores text with a lone surrogate (external data) well-formed, as hashed: the chain verifies', async () => {
+    const db = s.database.db;
+    const lone = `lab ${String.fromCharCode(0xd800)} note`;
+    await db.transaction((tx) =>
+      recordAudit(tx, { userId: null, userName: 'test', env: 'PRO', requestId: 'r-lone', ip: null }, [
+        { action: 'test.lone', entity: 'test', entityId: 1, projectId: 1, subjectId: 999_990, oldValue: lone, reason: lone, changes: [{ field: 'x', oldValue: lone, newValue: null, reason: null, entryMode: 0, cause: null }] },
+      ]),
+    );
+    const [row] = await rowsFor('test.lone');
+    expect(row!.oldValue).toBe('lab \uFFFD note');
+    expect(row!.reason).toBe('lab \uFFFD note');
+    expect((await verifyAuditChains(db, { chainKey: 'project:1:subject:999990' })).breaks).toEqual([]);
+  });
+
   it("one action's item changes are one chained row: read back exactly, and a changed or removed list breaks the chain", async () => {
     const db = s.database.db;
     const changes = [

@@ -36,6 +36,14 @@ describe('deepTrim (the input pass)', () => {
     expect(detailOf(() => deepTrim('\u0000', 'en_US', 'query'))).toContain('query');
   });
 
+  it('names the field of a lone surrogate (never stored as U+FFFD), and keeps paired ones', () => {
+    const body = JSON.parse('{"items": [{"v": "ok"}, {"reason": "a\\ud800b"}], "emoji": "\\ud83d\\ude00"}') as unknown;
+    expect(detailOf(() => deepTrim(body, 'en_US'))).toContain('items.1.reason');
+    expect(detailOf(() => deepTrim(body, 'en_US'))).toContain('lone surrogate');
+    expect(detailOf(() => deepTrim(JSON.parse('{"k\\udc00": 1}') as unknown, 'en_US'))).toContain('k\uFFFD');
+    expect(deepTrim({ emoji: ' \ud83d\ude00 ' })).toEqual({ emoji: '\ud83d\ude00' });
+  });
+
   it('refuses nesting deeper than MAX_INPUT_DEPTH, naming where', () => {
     let deep: unknown = 1;
     for (let i = 0; i < MAX_INPUT_DEPTH + 1; i++) deep = [deep];

@@ -4,11 +4,14 @@
  * - nesting deeper than MAX_INPUT_DEPTH (no request of ours nests that deep; deeper input once overflowed the stack
  *   of this very pass and answered 500);
  * - the NUL character in a string or key: PostgreSQL cannot store it in text or jsonb, and silently dropping it
- *   would change clinical data, so it is refused rather than stripped (docs/decisions.md).
+ *   would change clinical data, so it is refused rather than stripped (docs/decisions.md);
+ * - a lone UTF-16 surrogate (a JSON "\ud800" escape without its pair): not a character, which the driver would
+ *   silently store as U+FFFD and PostgreSQL's JSON refuses; refused the same way.
  * The walk is iterative: no input, however deep, can overflow the stack here.
  */
 import type { Language } from '@esource/shared';
 import { fieldError } from './validate';
+import { isWellFormed, wellFormed } from './well-formed';
 
 /** Objects and lists nested deeper than this are refused (the deepest request we take, a form definition, nests ≈ 8). */
 export const MAX_INPUT_DEPTH = 32;
@@ -47,6 +50,7 @@ export function deepTrim(input: unknown, lang: Language = 'zh_CN', where = 'body
     let v: unknown;
     if (typeof src === 'string') {
       if (src.includes('\u0000')) throw fieldError(lang, fieldOf(pathOf(f), where), 'validation.nul');
+      if (!isWellFormed(src)) throw fieldError(lang, fieldOf(pathOf(f), where), 'validation.loneSurrogate');
       v = src.trim();
     } else if (Array.isArray(src)) {
       if (f.depth >= MAX_INPUT_DEPTH) throw fieldError(lang, fieldOf(pathOf(f), where), 'validation.tooDeep', { max: MAX_INPUT_DEPTH });
@@ -59,6 +63,7 @@ export function deepTrim(input: unknown, lang: Language = 'zh_CN', where = 'body
       v = out;
       for (const k of Object.keys(src)) {
         if (k.includes('\u0000')) throw fieldError(lang, fieldOf(pathOf(f, k.replaceAll('\u0000', '\\u0000')), where), 'validation.nul');
+        if (!isWellFormed(k)) throw fieldError(lang, fieldOf(pathOf(f, wellFormed(k)), where), 'validation.loneSurrogate');
         // defined now, in order (the walk fills them in reverse); an own '__proto__' key stays a plain data property
         // (assigning it would set the copy's prototype instead)
         Object.defineProperty(out, k, { value: undefined, enumerable: true, writable: true, configurable: true });

@@ -5,13 +5,15 @@
  * forged row breaks the chain; the database refuses UPDATE/DELETE/TRUNCATE on the table.
  */
 import { createHmac } from 'node:crypto';
-import { asc, eq, gt, and, ilike, inArray, isNotNull, or, sql, type SQL } from 'drizzle-orm';
+import { asc, eq, gt, and, ilike, inArray, isNotNull, or } from 'drizzle-orm';
 import type { AuditChangeRow, UserPickerRow } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
 import type { AnchorIndex } from './audit-anchors';
 import { auditEvents, organizations, users } from '../../db/schema';
 import type { AuthedContext } from '../../lib/context';
-import { likeOf, rowsOf, unnestRows } from '../../lib/sql';
+import { likeOf } from '../../lib/sql';
+import { rawRows } from '../../db/raw';
+import { wellFormed } from '../../lib/well-formed';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -152,27 +154,42 @@ export function chainKeyOf(projectId: number | null | undefined, subjectId?: num
  * per chain so that two concurrent writers cannot fork it.
  */
 export async function recordAudit(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Promise<void> {
-  const insert = await auditInsert(tx, actor, entries);
-  if (insert) await tx.execute(insert);
+  const rows = await auditRows(tx, actor, entries);
+  if (rows.length) await rawRows(tx, AUDIT_INSERT, [JSON.stringify(rows)]);
 }
 
+/** The chain's lock and its head in one round trip (migration 0049: the read after the lock, with a new snapshot). */
+const AUDIT_HEAD = 'select seq, hash from audit_chain_head($1::varchar)';
+
 /**
- * The statement that appends entries to the trail: locks each chain's head (one round trip per chain) and computes
- * the rows' hashes. Null when there is nothing to write.
+ * The rows of the JSON parameter (keys as the columns; the action and entity as `event` and `target`) appended in one
+ * statement of constant text (issue 16: every write's last statement, no longer rebuilt by the query builder on each
+ * call).
  */
-async function auditInsert(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Promise<SQL | null> {
-  if (entries.length === 0) return null;
+const AUDIT_INSERT = `insert into audit_events (chain_key, seq, env, project_id, site_id, subject_id, user_id, user_name, action, entity,
+    entity_id, field, old_value, new_value, reason, request_id, ip, created_at, prev_hash, hash, changes)
+  select chain_key, seq, env, project_id, site_id, subject_id, user_id, user_name, event, target,
+         entity_id, field, old_value, new_value, reason, request_id, ip, created_at, prev_hash, hash, changes
+    from json_to_recordset($1::json) as r(chain_key varchar, seq int, env varchar, project_id int, site_id int, subject_id int,
+         user_id int, user_name varchar, event varchar, target varchar, entity_id varchar, field varchar, old_value text,
+         new_value text, reason text, request_id varchar, ip varchar, created_at timestamptz, prev_hash varchar, hash varchar, changes text)`;
+
+/**
+ * The rows that append entries to the trail: locks each chain's head (one round trip per chain) and computes the
+ * rows' hashes. Empty when there is nothing to write.
+ */
+async function auditRows(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Promise<Record<string, unknown>[]> {
+  if (entries.length === 0) return [];
   const byChain = new Map<string, AuditEntry[]>();
   for (const e of entries) {
     const k = chainKeyOf(e.projectId, e.subjectId);
     byChain.set(k, [...(byChain.get(k) ?? []), e]);
   }
   const now = new Date();
-  const rows: (Content & { prevHash: string; hash: string })[] = [];
+  const createdAt = now.toISOString();
+  const rows: Record<string, unknown>[] = [];
   for (const [chainKey, list] of byChain) {
-    // the chain's lock and its head in one round trip (migration 0049: the read after the lock, with a new snapshot)
-    const head = await tx.execute(sql`select seq, hash from audit_chain_head(${chainKey})`);
-    const last = rowsOf<{ seq: number; hash: string }>(head)[0];
+    const [last] = await rawRows<{ seq: number; hash: string }>(tx, AUDIT_HEAD, [chainKey]);
     let seq = last?.seq ?? 0;
     let prevHash = last?.hash ?? GENESIS_HASH;
     for (const e of list) {
@@ -188,34 +205,28 @@ async function auditInsert(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Pr
         userName: actor.userName,
         action: e.action,
         entity: e.entity,
-        entityId: asText(e.entityId),
-        field: e.field ?? null,
-        oldValue: asText(e.oldValue),
-        newValue: asText(e.newValue),
-        reason: e.reason ?? null,
+        // hashed as stored (lib/well-formed.ts: external text may hold a lone surrogate)
+        entityId: wellFormed(asText(e.entityId)),
+        field: wellFormed(e.field ?? null),
+        oldValue: wellFormed(asText(e.oldValue)),
+        newValue: wellFormed(asText(e.newValue)),
+        reason: wellFormed(e.reason ?? null),
         requestId: actor.requestId,
         ip: actor.ip,
         createdAt: now,
         changes: changesText(e.changes),
       };
       const hash = hashRow(prevHash, content);
-      rows.push({ ...content, prevHash, hash });
+      rows.push({
+        chain_key: chainKey, seq, env: content.env, project_id: content.projectId, site_id: content.siteId, subject_id: content.subjectId,
+        user_id: content.userId, user_name: content.userName, event: content.action, target: content.entity, entity_id: content.entityId,
+        field: content.field, old_value: content.oldValue, new_value: content.newValue, reason: content.reason, request_id: content.requestId,
+        ip: content.ip, created_at: createdAt, prev_hash: prevHash, hash, changes: content.changes,
+      });
       prevHash = hash;
     }
   }
-  const a = auditEvents;
-  return sql`insert into ${a} ${unnestRows(
-    [
-      [a.chainKey, 'varchar'], [a.seq, 'int'], [a.env, 'varchar'], [a.projectId, 'int'], [a.siteId, 'int'], [a.subjectId, 'int'],
-      [a.userId, 'int'], [a.userName, 'varchar'], [a.action, 'varchar'], [a.entity, 'varchar'], [a.entityId, 'varchar'],
-      [a.field, 'varchar'], [a.oldValue, 'text'], [a.newValue, 'text'], [a.reason, 'text'], [a.requestId, 'varchar'],
-      [a.ip, 'varchar'], [a.createdAt, 'timestamptz'], [a.prevHash, 'varchar'], [a.hash, 'varchar'], [a.changes, 'text'],
-    ],
-    rows.map((r) => [
-      r.chainKey, r.seq, r.env, r.projectId, r.siteId, r.subjectId, r.userId, r.userName, r.action, r.entity, r.entityId,
-      r.field, r.oldValue, r.newValue, r.reason, r.requestId, r.ip, r.createdAt.toISOString(), r.prevHash, r.hash, r.changes,
-    ]),
-  )}`;
+  return rows;
 }
 
 /**

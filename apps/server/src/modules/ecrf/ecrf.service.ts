@@ -4,10 +4,11 @@
  * form's rules (types, required when shown, conditions) enforced here exactly as the web renderer applies them,
  * and certification that makes the form read-only until uncertified with a reason.
  */
-import { and, asc, desc, eq, gt, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull } from 'drizzle-orm';
 import {
   CRF_STATUS,
   ENTRY_MODE,
+  MARK_STATUS,
   formFields,
   hiddenByCondition,
   latestClock,
@@ -32,10 +33,11 @@ import { staleWrite } from '../../lib/stale';
 import type { ProjectScopedContext } from '../../lib/context';
 import { actorOf, recordAudit, type AuditActor, type AuditChange } from '../audit/audit.service';
 import { endReview } from '../ddc/ddc-review';
-import { rowsOf, unnestRows } from '../../lib/sql';
+import { rawRows, rowFromJson } from '../../db/raw';
+import { reachesSite } from '../../lib/site-scope';
 import { SubjectsService } from '../subjects/subjects.service';
 import { syncAutoQueries } from '../queries/auto-queries';
-import { auditLostMarks, loseMarksStatement, type LostMark } from '../verification/marks-lost';
+import { auditLostMarks, type LostMark } from '../verification/marks-lost';
 import { translator } from '../../lib/i18n';
 
 type Key = { ptsId: number; visitId: number; formId: number; unscheduledId: number; repeatNo: number };
@@ -72,6 +74,77 @@ export interface SaveBatchOptions {
    */
   participant?: { shareId: number; actor: AuditActor; reason: string };
 }
+
+type Json = Record<string, unknown>;
+
+/** One value a save writes (the JSON parameter of its statement; the keys are the record's columns in SQL). */
+interface SaveRow {
+  variable: string;
+  value: { v: unknown };
+  entry_mode: number;
+  quality: string | null;
+  source_ref: string | null;
+  filled_ref: string | null;
+  /** the value changed: a history row, and the item's verification mark ends */
+  changed: boolean;
+  old_value: { v: unknown } | null;
+  reason: string | null;
+  cause: string | null;
+}
+
+/**
+ * The save's read (issue 16): subject, the visit of its design version, the form on that visit, the live instance
+ * and its values with who set them. $1 subject, $2 visit, $3 form, $4 unscheduled visit, $5 repeat, $6 project, $7
+ * environment. A left-joined row that is missing comes as null.
+ */
+const READ_FOR_SAVE = `select row_to_json(s) as subject, row_to_json(v) as visit, row_to_json(f) as form, row_to_json(i) as inst,
+    (select json_agg(json_build_object('variable', cv.variable, 'value', cv.value, 'entryMode', cv.entry_mode, 'quality', cv.quality,
+            'sourceRef', cv.source_ref, 'updatedAt', cv.updated_at, 'name', u.name))
+       from crf_values cv left join users u on u.id = cv.updated_by where cv.instance_id = i.id) as values
+  from subjects s
+  left join visits v on v.id = $2::int and v.version_id = s.design_version_id
+  left join visit_forms vf on vf.visit_id = v.id and vf.form_id = $3::int
+  left join forms f on f.id = vf.form_id
+  left join crf_instances i on i.subject_id = s.id and i.visit_id = $2::int and i.unscheduled_id = $4::int and i.form_id = $3::int
+        and i.repeat_no = $5::int and i.deleted_at is null
+ where s.id = $1::int and s.project_id = $6::int and s.env = $7::varchar`;
+
+/**
+ * The save's writes (issue 16): the rows of its JSON parameter ($2, SaveRow[]) upserted as the instance's values
+ * ($1), the changed ones also as history rows. $3 the writer (null: a participant), $4 the time, $5 the instance's
+ * version after the save, $6 the writer's name.
+ */
+const SAVE_ROWS = `x as materialized (select * from json_to_recordset($2::json) as x(variable varchar, value jsonb, entry_mode int,
+      quality varchar, source_ref varchar, filled_ref varchar, changed boolean, old_value jsonb, reason varchar, cause varchar))`;
+const saveValues = (guard: string) => `w0 as (insert into crf_values (instance_id, variable, value, entry_mode, quality, source_ref, updated_by, updated_at, filled_ref, filled_value)
+      select $1::int, variable, value, entry_mode, quality, source_ref, $3::int, $4::timestamptz, filled_ref, case when filled_ref is not null then value end
+        from x${guard}
+      on conflict (instance_id, variable) do update set value = excluded.value, entry_mode = excluded.entry_mode,
+         quality = excluded.quality, source_ref = excluded.source_ref, updated_by = excluded.updated_by, updated_at = excluded.updated_at,
+         filled_ref = coalesce(excluded.filled_ref, crf_values.filled_ref),
+         filled_value = case when excluded.filled_ref is not null then excluded.filled_value else crf_values.filled_value end),
+  w1 as (insert into crf_value_history (instance_id, variable, old_value, new_value, entry_mode, reason, instance_version, user_id, user_name, quality, cause, source_ref)
+      select $1::int, variable, old_value, value, entry_mode, reason, $5::int, $3::int, $6::varchar, quality, cause, source_ref
+        from x where changed${guard.replace(' where ', ' and ')})`;
+/** A new instance's values (inserted just before: no marks, no version to check). */
+const WRITE_SAVE_NEW = `with ${SAVE_ROWS}, ${saveValues('')} select 1`;
+/**
+ * An existing instance's: the optimistic update of the instance first ($7 status, $8–$10 missing items, count and
+ * revision, $11 whether the participant's review changes, to $12), each write only when it found the version before
+ * ($5 − 1), and the verification marks the changed items end ($13 who ends them, $14 lost, $15 active: the SDV mark
+ * of each changed item and the form's SDR mark). Answers a row 'i' when the update was made, and the marks ended.
+ */
+const WRITE_SAVE_UPDATE = `with i as (update crf_instances set status = $7::int, version = $5::int, updated_by = $3::int, updated_at = $4::timestamptz,
+      missing_items = $8::varchar(40)[], missing_count = $9::int, missing_rev = $10::int,
+      pending_share_id = case when $11::boolean then $12::int else pending_share_id end
+     where id = $1::int and version = $5::int - 1 returning id),
+  ${SAVE_ROWS}, ${saveValues(' where exists (select 1 from i)')},
+  lost as (update verification_marks set status = $14::smallint, ended_by = $13::int, ended_at = now()
+     where instance_id = $1::int and status = $15::smallint and exists (select 1 from i)
+       and ((kind = 'sdv' and variable in (select variable from x where changed)) or (kind = 'sdr' and variable is null and exists (select 1 from x where changed)))
+     returning id::float8 as id, variable, kind)
+select 'i' as t, null::float8 as id, null::varchar as variable, null::varchar as kind from i
+union all select 'lost', id, variable, kind from lost`;
 
 /** History cause of a value cleared because a display condition hid its item (the reason stays the user's). */
 export const CLEARED_BY_CONDITION = 'condition';
@@ -138,26 +211,19 @@ export class EcrfService {
   /**
    * resolve() and, in the same statement, the instance with its current values and who set them (the save's first
    * read: one round trip, not two; the values as one JSON array, since fifty values mapped column by column cost
-   * more than the statement — issue 16).
+   * more than the statement — issue 16). Plain SQL of constant text (db/raw.ts): the rows come as JSON and are read
+   * back through the tables' own column mappings; the caller's scope is checked on the subject found (the same rule
+   * as subjects.scope(), in code).
    */
   private async resolveForSave(tx: Tx, ctx: ProjectScopedContext, key: Key) {
-    const [r] = await tx
-      .select({
-        subject: subjects,
-        visit: visits,
-        form: forms,
-        inst: crfInstances,
-        values: sql<LoadedValue[] | null>`(select json_agg(json_build_object('variable', v.variable, 'value', v.value, 'entryMode', v.entry_mode,
-            'quality', v.quality, 'sourceRef', v.source_ref, 'updatedAt', v.updated_at, 'name', u.name))
-          from ${crfValues} v left join ${users} u on u.id = v.updated_by where v.instance_id = ${crfInstances}.id)`,
-      })
-      .from(subjects)
-      .leftJoin(visits, and(eq(visits.id, key.visitId), eq(visits.versionId, subjects.designVersionId)))
-      .leftJoin(visitForms, and(eq(visitForms.visitId, visits.id), eq(visitForms.formId, key.formId)))
-      .leftJoin(forms, eq(forms.id, visitForms.formId))
-      .leftJoin(crfInstances, this.instanceKey(key))
-      .where(and(eq(subjects.id, key.ptsId), this.subjects.scope(ctx)));
-    return { ...(await this.resolved(tx, key, r)), inst: r?.inst ?? null, values: r?.values ?? [] };
+    const [r] = await rawRows<{ subject: Json; visit: Json | null; form: Json | null; inst: Json | null; values: LoadedValue[] | null }>(
+      tx,
+      READ_FOR_SAVE,
+      [key.ptsId, key.visitId, key.formId, key.unscheduledId, key.repeatNo, ctx.project.id, ctx.env],
+    );
+    const subject = r ? rowFromJson(subjects, r.subject)! : null;
+    const found = subject && reachesSite(subject.siteId, ctx) ? { subject, visit: rowFromJson(visits, r!.visit), form: rowFromJson(forms, r!.form) } : undefined;
+    return { ...(await this.resolved(tx, key, found)), inst: found ? rowFromJson(crfInstances, r!.inst) : null, values: (found && r!.values) || [] };
   }
 
   /** The checks of what resolve() found: a live subject in scope, the visit of its design version, the form on it. */
@@ -336,7 +402,7 @@ export class EcrfService {
       // the participant's answers wait for the site's review; the site's own save of the form ends that review
       const pendingBefore = inst?.pendingShareId ?? null;
       const pendingCols = participant ? { pendingShareId: participant.shareId } : reviews && pendingBefore ? { pendingShareId: null } : {};
-      let instanceUpdate: SQL | null = null;
+      let updated: { pending: boolean } | null = null;
       if (!inst) {
         inst = (
           await tx
@@ -361,94 +427,72 @@ export class EcrfService {
         // the instance's update (optimistic: only from the version this editor loaded) goes with the values below, in
         // one statement that writes them only when it updated the row (issue 16: fewer round trips); the row as it
         // will be is known here (no trigger changes a column of it)
-        const c = crfInstances;
-        const set = { status, version: inst.version + 1, updatedBy: writer.id, updatedAt: now, ...missingCols, ...pendingCols };
-        instanceUpdate = tx
-          .update(c)
-          .set(set)
-          .where(and(eq(c.id, inst.id), eq(c.version, inst.version)))
-          .returning({ id: c.id })
-          .getSQL();
-        inst = { ...inst, ...set };
+        updated = { pending: 'pendingShareId' in pendingCols };
+        inst = { ...inst, status, version: inst.version + 1, updatedBy: writer.id, updatedAt: now, ...missingCols, ...pendingCols };
       }
-      // one upsert for the values and one insert for their history, whatever the number of items
-      const upserts: (typeof crfValues.$inferInsert)[] = [];
-      const history: (typeof crfValueHistory.$inferInsert)[] = [];
+      // the values to write (one upsert whatever their number) and, of them, the changed ones (their history, and the
+      // verification marks they end)
+      const rows: SaveRow[] = [];
       const changes: AuditChange[] = [];
+      const written: { variable: string; value: { v: unknown }; entryMode: number; quality: string | null; sourceRef: string | null }[] = [];
+      let changedCount = 0;
       for (const [k, v] of incoming) {
         const old = current.get(k);
         const quality = v.quality ?? null;
         const ref = refOf(k);
-        if (old && same(old.value?.v, v.value) && old.entryMode === modeOf(k) && (old.quality ?? null) === quality && (old.sourceRef ?? null) === ref) continue;
+        const mode = modeOf(k);
+        if (old && same(old.value?.v, v.value) && old.entryMode === mode && (old.quality ?? null) === quality && (old.sourceRef ?? null) === ref) continue;
         // an unchanged pre-filled value keeps where it came from when the form is saved again by hand
         if (old && same(old.value?.v, v.value) && old.sourceRef && !ref) continue;
         if (!old && empty(v.value)) continue;
         const changed = !(old && same(old.value?.v, v.value));
         // a change pre-filled from a source record is the value's newest pre-fill (kept when edited by hand later)
         const filled = changed && ref?.startsWith('source:') ? ref : null;
-        upserts.push({ instanceId: inst!.id, variable: k, value: { v: v.value }, entryMode: modeOf(k), quality, sourceRef: ref, updatedBy: writer.id, updatedAt: now, filledRef: filled });
-        if (!changed) continue;
-        history.push({
-          instanceId: inst!.id,
+        const value = { v: v.value };
+        written.push({ variable: k, value, entryMode: mode, quality, sourceRef: ref });
+        rows.push({
           variable: k,
-          oldValue: { v: old?.value?.v ?? null },
-          newValue: { v: v.value },
-          entryMode: modeOf(k),
-          reason: v.reason ?? null,
-          instanceVersion: inst!.version,
-          userId: writer.id,
-          userName: writer.name,
+          value,
+          entry_mode: mode,
           quality,
-          cause: v.cause ?? null,
-          sourceRef: ref,
+          source_ref: ref,
+          filled_ref: filled,
+          changed,
+          old_value: changed ? { v: old?.value?.v ?? null } : null,
+          reason: changed ? (v.reason ?? null) : null,
+          cause: changed ? (v.cause ?? null) : null,
         });
-        changes.push({ field: k, oldValue: old?.value?.v ?? null, newValue: v.value, reason: v.reason ?? null, entryMode: modeOf(k), cause: v.cause ?? null });
+        if (!changed) continue;
+        changedCount++;
+        changes.push({ field: k, oldValue: old?.value?.v ?? null, newValue: v.value, reason: v.reason ?? null, entryMode: mode, cause: v.cause ?? null });
       }
-      // the instance's update, the values, their history and the marks the changed values lose, in one statement
-      // (issue 16 item 4: one round trip, not four); each write only when the instance's update found its version
-      const guard = instanceUpdate ? sql` where exists (select 1 from i)` : sql``;
-      const writes: SQL[] = [];
-      if (upserts.length) {
-        const c = crfValues;
-        writes.push(sql`insert into ${c} ${unnestRows(
-          [[c.instanceId, 'int'], [c.variable, 'varchar'], [c.value, 'jsonb'], [c.entryMode, 'int'], [c.quality, 'varchar'], [c.sourceRef, 'varchar'], [c.updatedBy, 'int'], [c.updatedAt, 'timestamptz'],
-           [c.filledRef, 'varchar'], [c.filledValue, 'jsonb']],
-          upserts.map((u) => [u.instanceId, u.variable, JSON.stringify(u.value), u.entryMode, u.quality ?? null, u.sourceRef ?? null, u.updatedBy, now.toISOString(),
-            u.filledRef ?? null, u.filledRef ? JSON.stringify(u.value) : null]),
-        )}${guard}
-          on conflict (instance_id, variable) do update set value = excluded.value, entry_mode = excluded.entry_mode,
-             quality = excluded.quality, source_ref = excluded.source_ref, updated_by = excluded.updated_by, updated_at = excluded.updated_at,
-             filled_ref = coalesce(excluded.filled_ref, ${c}.filled_ref),
-             filled_value = case when excluded.filled_ref is not null then excluded.filled_value else ${c}.filled_value end`);
-      }
-      if (history.length) {
-        const h = crfValueHistory;
-        writes.push(sql`insert into ${h} ${unnestRows(
-          [[h.instanceId, 'int'], [h.variable, 'varchar'], [h.oldValue, 'jsonb'], [h.newValue, 'jsonb'], [h.entryMode, 'int'], [h.reason, 'varchar'],
-           [h.instanceVersion, 'int'], [h.userId, 'int'], [h.userName, 'varchar'], [h.quality, 'varchar'], [h.cause, 'varchar'], [h.sourceRef, 'varchar']],
-          history.map((x) => [x.instanceId, x.variable, JSON.stringify(x.oldValue), JSON.stringify(x.newValue), x.entryMode, x.reason, x.instanceVersion, x.userId, x.userName, x.quality ?? null, x.cause ?? null, x.sourceRef ?? null]),
-        )}${guard}`);
-      }
-      // verified values that changed lose their SDV mark (and the form its SDR mark): listed again for verification
-      // (a new instance has no marks)
+      // the instance's update, the values, their history and the marks the changed values lose, in one statement of
+      // constant text (issue 16 item 4: one round trip, not four); each write only when the instance's update found
+      // its version. The rows go as one JSON parameter.
       let lost: LostMark[] = [];
-      const ctes = writes.map((w, k) => sql`${sql.raw(`w${k}`)} as (${w})`);
-      if (instanceUpdate) {
-        ctes.unshift(sql`i as (${instanceUpdate})`);
-        if (history.length) ctes.push(sql`lost as (${loseMarksStatement(actor, inst!.id, history.map((h) => h.variable), sql`exists (select 1 from i)`)})`);
-        const rows = rowsOf<{ t: string } & LostMark>(
-          await tx.execute(sql`with ${sql.join(ctes, sql`, `)}
-            select 'i' as t, null::float8 as id, null as variable, null as kind from i
-            ${history.length ? sql`union all select 'lost', id, variable, kind from lost` : sql``}`),
-        );
-        if (!rows.some((r) => r.t === 'i')) {
+      const items = JSON.stringify(rows);
+      // $5: the instance's version after this save (its history rows carry it; the update finds the one before)
+      const common = [inst!.id, items, writer.id, now.toISOString(), inst!.version, writer.name];
+      if (updated) {
+        const answer = await rawRows<{ t: string } & LostMark>(tx, WRITE_SAVE_UPDATE, [
+          ...common,
+          status,
+          missing,
+          missing.length,
+          form.lockVersion,
+          updated.pending,
+          inst!.pendingShareId ?? null,
+          actor.userId,
+          MARK_STATUS.lost,
+          MARK_STATUS.active,
+        ]);
+        if (!answer.some((r) => r.t === 'i')) {
           // another save won the race: name it (the row as committed now)
           const [won] = await tx.select().from(crfInstances).where(eq(crfInstances.id, inst!.id));
           throw won ? await staleWrite(tx, won.updatedBy, won.updatedAt) : new AppError('STALE_WRITE', { user: '?', time: now.toISOString() });
         }
-        lost = rows.filter((r) => r.t === 'lost');
-      } else if (writes.length === 1) await tx.execute(writes[0]!);
-      else if (writes.length > 1) await tx.execute(sql`with ${sql.join(ctes, sql`, `)} select 1`);
+        lost = answer.filter((r) => r.t === 'lost');
+      } else if (rows.length) await rawRows(tx, WRITE_SAVE_NEW, common);
       // a new instance or a new status moves the subject's current visit and form progress, and a new status or other
       // missing items the report counts (subjects.report_counts, migration 0040)
       if (prevStatus !== status || !same(prevMissing, missing)) await this.subjects.refreshProgress(tx, [subject.id]);
@@ -474,15 +518,11 @@ export class EcrfService {
           { action: 'crf.value', entity: 'crf_instance', entityId: inst!.id, projectId: ctx.project.id, siteId: subject.siteId, subjectId: subject.id, changes },
         ]);
       // (a save that changes nothing accepts the answers as they are)
-      if (reviews && pendingBefore) await endReview(tx, actor, pendingBefore, history.length ? 'corrected' : 'accepted', inst!);
+      if (reviews && pendingBefore) await endReview(tx, actor, pendingBefore, changedCount ? 'corrected' : 'accepted', inst!);
       // the saved state as this transaction wrote it: what was stored, with this batch's writes on top
       const values: CrfInstanceView['values'] = {};
       for (const [k, v] of current) values[k] = itemView(v, setBy.get(k) ?? null);
-      for (const u of upserts)
-        values[u.variable] = itemView(
-          { value: u.value ?? null, entryMode: u.entryMode, sourceRef: u.sourceRef ?? null, quality: u.quality ?? null, updatedAt: now },
-          writer.name,
-        );
+      for (const u of written) values[u.variable] = itemView({ value: u.value, entryMode: u.entryMode, sourceRef: u.sourceRef, quality: u.quality, updatedAt: now }, writer.name);
       const pending = inst!.pendingShareId ? { shareId: inst!.pendingShareId, submittedAt: participant ? now.toISOString() : inst!.updatedAt.toISOString() } : null;
       return viewFrom(form, def, inst, values, null, pending);
     });
