@@ -698,16 +698,16 @@ export const crfValueHistory = pgTable(
   'crf_value_history',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    instanceId: integer('instance_id')
-      .notNull()
-      .references(() => crfInstances.id),
+    // instance_id and user_id reference crf_instances and users, checked once a statement by triggers instead of
+    // per-row foreign keys (migration 0054: a save writes 50 rows)
+    instanceId: integer('instance_id').notNull(),
     variable: varchar('variable', { length: 40 }).notNull(),
     oldValue: jsonb('old_value').$type<{ v: unknown }>(),
     newValue: jsonb('new_value').$type<{ v: unknown }>(),
     entryMode: integer('entry_mode').notNull(),
     reason: varchar('reason', { length: 500 }),
     instanceVersion: integer('instance_version').notNull(),
-    userId: integer('user_id').references(() => users.id),
+    userId: integer('user_id'),
     userName: varchar('user_name', { length: 50 }),
     /** the data-quality warning the new value carried ('range': outside a soft range) */
     quality: varchar('quality', { length: 30 }),
