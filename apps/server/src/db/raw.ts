@@ -26,7 +26,9 @@ const columnsOf = new WeakMap<Table, [key: string, name: string, map: (v: unknow
 
 /**
  * A table's row given as JSON by `row_to_json(t)` (keys are the columns' names), as the query builder would have
- * given it: each column's key, and its value through the column's own mapping (timestamps as Date, …).
+ * given it: each column's key, and its value through the column's own mapping (timestamps as Date, …). Not for tables
+ * with bytea (JSON gives it as hex text) or numeric beyond a double's precision (JSON.parse rounds it); the save's
+ * four tables have neither.
  */
 export function rowFromJson<T extends Table>(table: T, json: Record<string, unknown> | null): T['$inferSelect'] | null {
   if (!json) return null;
