@@ -39,7 +39,7 @@ beforeAll(async () => {
   const crc1 = await s.api.login('crc1');
   const [site] = (await s.database.executeSql(`select id from sites where project_id = 1 and env = 'PRO' and site_no = '01'`)).rows;
   const first = new Date(Date.now() - 5 * 86_400_000).toISOString().slice(0, 10);
-  const pts = await s.api.post<{ ptsId: number }>('/project/managePts/add', { token: crc1, headers: P, form: { siteId: site!.id, firstVisitDate: first } });
+  const pts = await s.api.post<{ ptsId: number }>('/project/managePts/add', { token: crc1, headers: P, form: { siteId: Number(site!.id), firstVisitDate: first } });
   const ptsId = pts.body.data.ptsId;
   const sched = await s.api.get<{ code: string; visitId: number; forms: { formId: number; code: string }[] }[]>('/project/pts/visits', { token: crc1, headers: P, query: { ptsId } });
   const v1 = sched.body.data.find((v) => v.code === 'V1')!;
