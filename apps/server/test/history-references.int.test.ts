@@ -121,10 +121,7 @@ describe('history references (migration 0054)', () => {
       await a.query('begin');
       await a.query(history(x, userId));
       await b.query('begin');
-      const deleting = b.query(`delete from crf_instances where id = ${x}`).then(
-        () => 'deleted',
-        (e: unknown) => refusal(e),
-      );
+      const deleting = codeOf(b.query(`delete from crf_instances where id = ${x}`));
       await new Promise((r) => setTimeout(r, 200));
       await a.query('commit');
       expect(await deleting).toBe(INSTANCE_REF);
@@ -134,10 +131,7 @@ describe('history references (migration 0054)', () => {
       await b.query('begin');
       await b.query(`delete from crf_instances where id = ${y}`);
       await a.query('begin');
-      const inserting = a.query(history(y, userId)).then(
-        () => 'inserted',
-        (e: unknown) => refusal(e),
-      );
+      const inserting = codeOf(a.query(history(y, userId)));
       await new Promise((r) => setTimeout(r, 200));
       await b.query('commit');
       expect(await inserting).toBe(INSTANCE_REF);
