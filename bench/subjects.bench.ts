@@ -15,14 +15,17 @@ import os from 'node:os';
 import type autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { formDefinition } from '../packages/shared/src/design.schema';
+import { MARK_STATUS } from '../packages/shared/src/verification.schema';
+import { READ_FOR_SAVE, WRITE_SAVE_UPDATE } from '../apps/server/src/modules/ecrf/ecrf.service';
+import { AUDIT_HEAD, AUDIT_INSERT, GENESIS_HASH, hashRow } from '../apps/server/src/modules/audit/audit.service';
 import { cpuMs, load as run, login as loginAt, seedSubjects, spawnServer, spawnApi, startSeedingServer } from './bench-kit';
 
 const onServer = Boolean(process.env.DATABASE_URL);
 const SUBJECTS = Number(process.env.SUBJECTS ?? (onServer ? 100_000 : 5_000));
 const ITEMS = 50;
 const duration = Number(process.env.DURATION ?? 10);
-// RUNS=save (or list,save,mixed,walk): only the named runs, e.g. to iterate on the save
-const RUNS = new Set((process.env.RUNS ?? 'list,save,mixed,walk').split(',').map((r) => r.trim()));
+// RUNS=save (or list,save,mixed,walk,db): only the named runs, e.g. to iterate on the save
+const RUNS = new Set((process.env.RUNS ?? 'list,save,mixed,walk,db').split(',').map((r) => r.trim()));
 
 const { server, dataDir, exec, step } = await startSeedingServer('subjects');
 const db = server.database.db;
@@ -177,6 +180,78 @@ const listWalk = !RUNS.has('walk') ? null : await run({
   },
 });
 
+// The save's own statements from a bare client, no API process (RUNS=db, PostgreSQL server only): for each save of
+// 50 items the BEGIN, read, write, audit chain's head, audit row and COMMIT that the API sends, as the named prepared
+// statements its pool sends, each client on a subject of its own. What the database alone costs a save, and the latency
+// the database alone allows at 16 clients on this machine (the audit rows are chained and signed as the API's are).
+async function dbRun(connections: number) {
+  const { default: pg } = await import('pg');
+  const mine = subjectsForSave.rows.slice(subjectsForSave.rows.length - connections);
+  const clients = await Promise.all(
+    mine.map(async () => {
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL, options: '-c role=esource_app' });
+      await c.connect();
+      return c;
+    }),
+  );
+  const crcId = (await clients[0]!.query<{ id: number }>(`select id from users where account = 'crc1'`)).rows[0]!.id;
+  // the CPU of these connections' own server processes (an idle pooled connection of the API that ends meanwhile
+  // would take its earlier CPU out of a sum over every postgres process)
+  const backends = await Promise.all(clients.map(async (c) => (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid));
+  const latencies: number[] = [];
+  const end = Date.now() + duration * 1000;
+  const before = { pg: cpuMs({ pids: backends }), client: process.cpuUsage() };
+  await Promise.all(
+    clients.map(async (c, k) => {
+      const row = mine[k]!;
+      const subjectId = Number(row.pts);
+      const chainKey = `project:1:subject:${subjectId}`;
+      for (let round = 0; Date.now() < end; round++) {
+        const t0 = performance.now();
+        await c.query('begin');
+        type Read = { inst: { id: number; version: number }; values: { variable: string; value: { v: unknown } | null }[] | null };
+        const r = (await c.query<Read>({ name: 'read', text: READ_FOR_SAVE, values: [subjectId, row.visit, row.form, 0, 1, 1, 'PRO'] })).rows[0]!;
+        const old = new Map<string, unknown>((r.values ?? []).map((v) => [v.variable, v.value?.v ?? null]));
+        const items = Array.from({ length: ITEMS }, (_, i) => ({
+          variable: `I${i}`, value: { v: Number(((round % 90) + i / 10).toFixed(1)) }, entry_mode: 0, quality: null, source_ref: null,
+          filled_ref: null, changed: true, old_value: { v: old.get(`I${i}`) ?? null }, reason: 'benchmark', cause: null,
+        }));
+        const now = new Date();
+        await c.query({
+          name: 'write',
+          text: WRITE_SAVE_UPDATE,
+          values: [r.inst.id, JSON.stringify(items), crcId, now.toISOString(), r.inst.version + 1, 'crc1', 1, [], 0, 1, false, null, crcId, MARK_STATUS.lost, MARK_STATUS.active],
+        });
+        const head = (await c.query<{ seq: number; hash: string }>({ name: 'head', text: AUDIT_HEAD, values: [chainKey] })).rows[0];
+        const changes = JSON.stringify(items.map((it) => ({ field: it.variable, oldValue: it.old_value.v === null ? null : String(it.old_value.v as number), newValue: String(it.value.v), reason: 'benchmark', entryMode: 0 })));
+        const content = {
+          chainKey, seq: (head?.seq ?? 0) + 1, env: 'PRO', projectId: 1, siteId: null, subjectId, userId: crcId, userName: 'crc1', action: 'crf.value',
+          entity: 'crf_instance', entityId: String(r.inst.id), field: null, oldValue: null, newValue: null, reason: null, requestId: null, ip: null, createdAt: now, changes,
+        };
+        const prevHash = head?.hash ?? GENESIS_HASH;
+        const auditRow = {
+          chain_key: chainKey, seq: content.seq, env: 'PRO', project_id: 1, site_id: null, subject_id: subjectId, user_id: crcId, user_name: 'crc1', event: content.action,
+          target: content.entity, entity_id: content.entityId, field: null, old_value: null, new_value: null, reason: null, request_id: null, ip: null,
+          created_at: now.toISOString(), prev_hash: prevHash, hash: hashRow(prevHash, content), changes,
+        };
+        await c.query({ name: 'audit', text: AUDIT_INSERT, values: [JSON.stringify([auditRow])] });
+        await c.query('commit');
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const used = process.cpuUsage(before.client);
+  const pgMs = cpuMs({ pids: backends }) - before.pg;
+  await Promise.all(clients.map((c) => c.end()));
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))]!.toFixed(0);
+  const n = latencies.length;
+  console.log(
+    `save's statements alone (${connections} conn) ${(n / duration).toFixed(0).padStart(5)} saves/s   p50 ${at(0.5).padStart(4)} ms   p99 ${at(0.99).padStart(4)} ms   ` +
+      `CPU a save: its PostgreSQL backends ${(pgMs / n).toFixed(2)} ms, client ${((used.user + used.system) / 1000 / n).toFixed(2)} ms (no API process)`,
+  );
+}
+
 const line = (name: string, r: autocannon.Result | null) =>
   r ? console.log(`${name.padEnd(30)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx + r.errors}`) : undefined;
 console.log(`\nsubjects benchmark — ${server.database.kind}, ${os.cpus().length} cores, ${duration} s per run`);
@@ -192,6 +267,7 @@ if (save) {
 line('list while saving (32 conn)', listWhileSaving);
 line('save while listing (16 conn)', saveWhileListing);
 line('list, 32 walks of 20 pages', listWalk);
+if (RUNS.has('db') && onServer) await dbRun(16);
 console.log(`(response cache ${['0', 'false', 'off'].includes((process.env.RESPONSE_CACHE ?? '').toLowerCase()) ? 'off' : 'on'}: RESPONSE_CACHE)`);
 api.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');

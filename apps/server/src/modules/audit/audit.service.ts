@@ -159,14 +159,14 @@ export async function recordAudit(tx: Tx, actor: AuditActor, entries: AuditEntry
 }
 
 /** The chain's lock and its head in one round trip (migration 0049: the read after the lock, with a new snapshot). */
-const AUDIT_HEAD = 'select seq, hash from audit_chain_head($1::varchar)';
+export const AUDIT_HEAD = 'select seq, hash from audit_chain_head($1::varchar)';
 
 /**
  * The rows of the JSON parameter (keys as the columns; the action and entity as `event` and `target`) appended in one
  * statement of constant text (issue 16: every write's last statement, no longer rebuilt by the query builder on each
  * call).
  */
-const AUDIT_INSERT = `insert into audit_events (chain_key, seq, env, project_id, site_id, subject_id, user_id, user_name, action, entity,
+export const AUDIT_INSERT = `insert into audit_events (chain_key, seq, env, project_id, site_id, subject_id, user_id, user_name, action, entity,
     entity_id, field, old_value, new_value, reason, request_id, ip, created_at, prev_hash, hash, changes)
   select chain_key, seq, env, project_id, site_id, subject_id, user_id, user_name, event, target,
          entity_id, field, old_value, new_value, reason, request_id, ip, created_at, prev_hash, hash, changes

@@ -95,9 +95,10 @@ interface SaveRow {
 /**
  * The save's read (issue 16): subject, the visit of its design version, the form on that visit, the live instance
  * and its values with who set them. $1 subject, $2 visit, $3 form, $4 unscheduled visit, $5 repeat, $6 project, $7
- * environment. A left-joined row that is missing comes as null.
+ * environment. A left-joined row that is missing comes as null. (Exported for bench/subjects.bench.ts, which also
+ * sends the save's statements from a bare client.)
  */
-const READ_FOR_SAVE = `select row_to_json(s) as subject, row_to_json(v) as visit, row_to_json(f) as form, row_to_json(i) as inst,
+export const READ_FOR_SAVE = `select row_to_json(s) as subject, row_to_json(v) as visit, row_to_json(f) as form, row_to_json(i) as inst,
     (select json_agg(json_build_object('variable', cv.variable, 'value', cv.value, 'entryMode', cv.entry_mode, 'quality', cv.quality,
             'sourceRef', cv.source_ref, 'updatedAt', cv.updated_at, 'name', u.name))
        from crf_values cv left join users u on u.id = cv.updated_by where cv.instance_id = i.id) as values
@@ -134,7 +135,7 @@ const WRITE_SAVE_NEW = `with ${SAVE_ROWS}, ${saveValues('')} select 1`;
  * ($5 − 1), and the verification marks the changed items end ($13 who ends them, $14 lost, $15 active: the SDV mark
  * of each changed item and the form's SDR mark). Answers a row 'i' when the update was made, and the marks ended.
  */
-const WRITE_SAVE_UPDATE = `with i as (update crf_instances set status = $7::int, version = $5::int, updated_by = $3::int, updated_at = $4::timestamptz,
+export const WRITE_SAVE_UPDATE = `with i as (update crf_instances set status = $7::int, version = $5::int, updated_by = $3::int, updated_at = $4::timestamptz,
       missing_items = $8::varchar(40)[], missing_count = $9::int, missing_rev = $10::int,
       pending_share_id = case when $11::boolean then $12::int else pending_share_id end
      where id = $1::int and version = $5::int - 1 returning id),
