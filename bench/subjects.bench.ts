@@ -17,7 +17,8 @@ import { sql } from 'drizzle-orm';
 import { formDefinition } from '../packages/shared/src/design.schema';
 import { MARK_STATUS } from '../packages/shared/src/verification.schema';
 import { READ_FOR_SAVE, WRITE_SAVE_UPDATE } from '../apps/server/src/modules/ecrf/ecrf.service';
-import { AUDIT_HEAD, AUDIT_INSERT, GENESIS_HASH, hashRow } from '../apps/server/src/modules/audit/audit.service';
+import { AUDIT_HEAD, AUDIT_INSERT, GENESIS_HASH, chainedRow, changesText, type Content } from '../apps/server/src/modules/audit/audit.service';
+import { APP_ROLE } from '../apps/server/src/db/app-role';
 import { cpuMs, load as run, login as loginAt, seedSubjects, spawnServer, spawnApi, startSeedingServer } from './bench-kit';
 
 const onServer = Boolean(process.env.DATABASE_URL);
@@ -184,12 +185,13 @@ const listWalk = !RUNS.has('walk') ? null : await run({
 // 50 items the BEGIN, read, write, audit chain's head, audit row and COMMIT that the API sends, as the named prepared
 // statements its pool sends, each client on a subject of its own. What the database alone costs a save, and the latency
 // the database alone allows at 16 clients on this machine (the audit rows are chained and signed as the API's are).
+type SaveRead = { inst: { id: number; version: number }; values: { variable: string; value: { v: unknown } | null }[] | null };
 async function dbRun(connections: number) {
   const { default: pg } = await import('pg');
   const mine = subjectsForSave.rows.slice(subjectsForSave.rows.length - connections);
   const clients = await Promise.all(
     mine.map(async () => {
-      const c = new pg.Client({ connectionString: process.env.DATABASE_URL, options: '-c role=esource_app' });
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL, options: `-c role=${APP_ROLE}` });
       await c.connect();
       return c;
     }),
@@ -209,8 +211,7 @@ async function dbRun(connections: number) {
       for (let round = 0; Date.now() < end; round++) {
         const t0 = performance.now();
         await c.query('begin');
-        type Read = { inst: { id: number; version: number }; values: { variable: string; value: { v: unknown } | null }[] | null };
-        const r = (await c.query<Read>({ name: 'read', text: READ_FOR_SAVE, values: [subjectId, row.visit, row.form, 0, 1, 1, 'PRO'] })).rows[0]!;
+        const r = (await c.query<SaveRead>({ name: 'read', text: READ_FOR_SAVE, values: [subjectId, row.visit, row.form, 0, 1, 1, 'PRO'] })).rows[0]!;
         const old = new Map<string, unknown>((r.values ?? []).map((v) => [v.variable, v.value?.v ?? null]));
         const items = Array.from({ length: ITEMS }, (_, i) => ({
           variable: `I${i}`, value: { v: Number(((round % 90) + i / 10).toFixed(1)) }, entry_mode: 0, quality: null, source_ref: null,
@@ -223,17 +224,12 @@ async function dbRun(connections: number) {
           values: [r.inst.id, JSON.stringify(items), crcId, now.toISOString(), r.inst.version + 1, 'crc1', 1, [], 0, 1, false, null, crcId, MARK_STATUS.lost, MARK_STATUS.active],
         });
         const head = (await c.query<{ seq: number; hash: string }>({ name: 'head', text: AUDIT_HEAD, values: [chainKey] })).rows[0];
-        const changes = JSON.stringify(items.map((it) => ({ field: it.variable, oldValue: it.old_value.v === null ? null : String(it.old_value.v as number), newValue: String(it.value.v), reason: 'benchmark', entryMode: 0 })));
-        const content = {
+        const changes = changesText(items.map((it) => ({ field: it.variable, oldValue: it.old_value.v, newValue: it.value.v, reason: 'benchmark', entryMode: 0 })));
+        const content: Content = {
           chainKey, seq: (head?.seq ?? 0) + 1, env: 'PRO', projectId: 1, siteId: null, subjectId, userId: crcId, userName: 'crc1', action: 'crf.value',
           entity: 'crf_instance', entityId: String(r.inst.id), field: null, oldValue: null, newValue: null, reason: null, requestId: null, ip: null, createdAt: now, changes,
         };
-        const prevHash = head?.hash ?? GENESIS_HASH;
-        const auditRow = {
-          chain_key: chainKey, seq: content.seq, env: 'PRO', project_id: 1, site_id: null, subject_id: subjectId, user_id: crcId, user_name: 'crc1', event: content.action,
-          target: content.entity, entity_id: content.entityId, field: null, old_value: null, new_value: null, reason: null, request_id: null, ip: null,
-          created_at: now.toISOString(), prev_hash: prevHash, hash: hashRow(prevHash, content), changes,
-        };
+        const auditRow = chainedRow(head?.hash ?? GENESIS_HASH, content);
         await c.query({ name: 'audit', text: AUDIT_INSERT, values: [JSON.stringify([auditRow])] });
         await c.query('commit');
         latencies.push(performance.now() - t0);

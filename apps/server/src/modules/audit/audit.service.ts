@@ -73,7 +73,7 @@ export function changesOf(text: string | null): AuditChangeRow[] | null {
 }
 
 /** The stored text of an action's changes: fixed key order, values as text, so the chain hashes what is read back. */
-function changesText(list: AuditChange[] | undefined): string | null {
+export function changesText(list: AuditChange[] | undefined): string | null {
   if (!list?.length) return null;
   return JSON.stringify(
     list.map((c): AuditChangeRow => ({
@@ -105,7 +105,7 @@ export interface AuditEntry {
 }
 
 type Row = typeof auditEvents.$inferSelect;
-type Content = Omit<Row, 'id' | 'hash' | 'prevHash'>;
+export type Content = Omit<Row, 'id' | 'hash' | 'prevHash'>;
 
 /** Values are stored as text; objects as JSON. */
 function asText(v: unknown): string | null {
@@ -186,7 +186,6 @@ async function auditRows(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Prom
     byChain.set(k, [...(byChain.get(k) ?? []), e]);
   }
   const now = new Date();
-  const createdAt = now.toISOString();
   const rows: Record<string, unknown>[] = [];
   for (const [chainKey, list] of byChain) {
     const [last] = await rawRows<{ seq: number; hash: string }>(tx, AUDIT_HEAD, [chainKey]);
@@ -216,17 +215,26 @@ async function auditRows(tx: Tx, actor: AuditActor, entries: AuditEntry[]): Prom
         createdAt: now,
         changes: changesText(e.changes),
       };
-      const hash = hashRow(prevHash, content);
-      rows.push({
-        chain_key: chainKey, seq, env: content.env, project_id: content.projectId, site_id: content.siteId, subject_id: content.subjectId,
-        user_id: content.userId, user_name: content.userName, event: content.action, target: content.entity, entity_id: content.entityId,
-        field: content.field, old_value: content.oldValue, new_value: content.newValue, reason: content.reason, request_id: content.requestId,
-        ip: content.ip, created_at: createdAt, prev_hash: prevHash, hash, changes: content.changes,
-      });
-      prevHash = hash;
+      const row = chainedRow(prevHash, content);
+      rows.push(row);
+      prevHash = row.hash;
     }
   }
   return rows;
+}
+
+/**
+ * One row of AUDIT_INSERT's JSON parameter: the content as stored, chained to `prevHash` and hashed. (Exported for
+ * bench/subjects.bench.ts, which sends the save's statements from a bare client.)
+ */
+export function chainedRow(prevHash: string, content: Content): Record<string, unknown> & { hash: string } {
+  return {
+    chain_key: content.chainKey, seq: content.seq, env: content.env, project_id: content.projectId, site_id: content.siteId,
+    subject_id: content.subjectId, user_id: content.userId, user_name: content.userName, event: content.action, target: content.entity,
+    entity_id: content.entityId, field: content.field, old_value: content.oldValue, new_value: content.newValue, reason: content.reason,
+    request_id: content.requestId, ip: content.ip, created_at: content.createdAt.toISOString(), prev_hash: prevHash,
+    hash: hashRow(prevHash, content), changes: content.changes,
+  };
 }
 
 /**
