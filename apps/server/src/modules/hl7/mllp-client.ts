@@ -9,6 +9,8 @@ import { frameOf } from './mllp-listener';
 export class MllpClient {
   private readonly framer = new MllpFramer(1 << 24);
   private waiting: { resolve: (ack: string) => void; reject: (err: Error) => void } | null = null;
+  /** ACK frames that came while nobody waited (two ACKs can arrive in one chunk): handed out in order. */
+  private readonly unclaimed: string[] = [];
   private closedErr: Error | null = null;
 
   private constructor(readonly socket: net.Socket) {
@@ -18,7 +20,8 @@ export class MllpClient {
         if (ev.kind !== 'frame') continue;
         const w = this.waiting;
         this.waiting = null;
-        w?.resolve(ev.bytes.toString('utf8'));
+        if (w) w.resolve(ev.bytes.toString('utf8'));
+        else this.unclaimed.push(ev.bytes.toString('utf8'));
       }
     });
     const fail = (err: Error) => {
@@ -43,6 +46,15 @@ export class MllpClient {
 
   /** Sends raw bytes as they are (already framed or not) and waits for the next ACK frame. */
   sendRaw(bytes: Buffer, timeoutMs = 30_000): Promise<string> {
+    const ack = this.next(timeoutMs);
+    if (!this.closedErr) this.socket.write(bytes);
+    return ack;
+  }
+
+  /** The next ACK frame: one already received and not yet handed out, or the next to come. */
+  next(timeoutMs = 30_000): Promise<string> {
+    const early = this.unclaimed.shift();
+    if (early !== undefined) return Promise.resolve(early);
     if (this.closedErr) return Promise.reject(this.closedErr);
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => {
@@ -59,7 +71,6 @@ export class MllpClient {
           reject(e);
         },
       };
-      this.socket.write(bytes);
     });
   }
 
