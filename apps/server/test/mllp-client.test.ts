@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ackCodeOf, MllpClient } from '../src/modules/hl7/mllp-client';
 import { frameOf } from '../src/modules/hl7/mllp-listener';
 
-const ack = (code: string, control: string) => `MSH|^~\\&|ES|ES|X|X|20260101||ACK|A${control}|P|2.5.1\rMSA|${code}|${control}\r`;
+const ack = (code: string, control: string) =>
+  `MSH|^~\\&|ES|ES|X|X|20260101||ACK|A${control}|P|2.5.1\rMSA|${code}|${control}\r`;
 let server: net.Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
@@ -19,7 +20,9 @@ const listen = (onData: (sock: net.Socket) => void) =>
 
 describe('MllpClient', () => {
   it('keeps a second ACK that came in the same chunk as the first', async () => {
-    const port = await listen((sock) => sock.write(Buffer.concat([frameOf(ack('AR', 'G1')), frameOf(ack('AA', 'M2'))])));
+    const port = await listen((sock) =>
+      sock.write(Buffer.concat([frameOf(ack('AR', 'G1')), frameOf(ack('AA', 'M2'))])),
+    );
     const client = await MllpClient.connect(port);
     expect(ackCodeOf(await client.send('MSH|x')).code).toBe('AR');
     expect(ackCodeOf(await client.next()).controlId).toBe('M2');

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { FhirBatchConverter } from '@esource/interop';
 import type { ChangeRow, ConnectionView, SourceRecordDetail, TaskView } from '@esource/shared';
-import { sites, sourceConnections, sourceExtractTasks, subjects } from '../src/db/schema';
+import { sites, sourceConnections, sourceExtractTasks, sourceRecords, subjects } from '../src/db/schema';
 import { DEMO_BUNDLES, DEMO_MRN_SYSTEM, SYNTHEA_DIR, demoMrnOf, startDemoFhirServer, type DemoFhirServer } from '../src/modules/sources/demo-fhir-server';
 import { startTestServer, type TestServer } from './harness';
 
@@ -226,6 +226,50 @@ describe('extraction from the demo hospital', () => {
     const res = await fetch(`${s.api.base}/api/dataChangeReport/export`, { headers: { token: dm, proId: '1', proType: 'PRO', language: 'en_US' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('spreadsheetml');
+  }, 120_000);
+
+  it("a prescription that names a Medication resource is stored with that medication's code (read from the server)", async () => {
+    const list = await s.api.post<{ content: { id: number }[] }>('/project/source/records/list', { token: crc1, headers: H, form: { ptsId, pageSize: 50 } });
+    const any = await s.api.get<SourceRecordDetail>(`/project/source/record/detail?id=${list.body.data.content[0]!.id}`, { token: crc1, headers: H });
+    const subject = (JSON.parse(any.body.data.raw) as { subject?: { reference: string }; patient?: { reference: string } });
+    const patientRef = (subject.subject ?? subject.patient)!.reference;
+    const med = await fhir.request('PUT', '/Medication/med-include-1', {
+      resourceType: 'Medication',
+      id: 'med-include-1',
+      code: { coding: [{ system: 'http://www.nlm.nih.gov/research/umls/rxnorm', code: '1049630', display: 'diphenhydrAMINE Hydrochloride 25 MG Oral Tablet' }] },
+    });
+    expect(med.status).toBeLessThan(300);
+    const mr = await fhir.request('PUT', '/MedicationRequest/mr-include-1', {
+      resourceType: 'MedicationRequest',
+      id: 'mr-include-1',
+      status: 'active',
+      intent: 'order',
+      subject: { reference: patientRef },
+      medicationReference: { reference: 'Medication/med-include-1' },
+      authoredOn: '2020-01-02T03:04:05Z',
+    });
+    expect(mr.status).toBeLessThan(300);
+    const gone = await fhir.request('PUT', '/MedicationRequest/mr-include-2', {
+      resourceType: 'MedicationRequest',
+      id: 'mr-include-2',
+      status: 'active',
+      intent: 'order',
+      subject: { reference: patientRef },
+      medicationReference: { reference: 'Medication/not-on-the-server', display: 'As the order names it' },
+      authoredOn: '2020-01-02T03:04:05Z',
+    });
+    expect(gone.status).toBeLessThan(300);
+    const r = await s.api.post<{ tasks: TaskView[] }>('/project/managePts/addPtsTask', { token: crc1, headers: H, form: { ptsId } });
+    const t = await taskDone(r.body.data.tasks[0]!.id);
+    expect(t.status).toBe(2);
+    const rows = await s.database.db.select().from(sourceRecords).where(eq(sourceRecords.code, '1049630'));
+    expect(rows.map((x) => ({ type: x.resourceType, display: x.display, docType: x.docType }))).toContainEqual({
+      type: 'MedicationRequest',
+      display: 'diphenhydrAMINE Hydrochloride 25 MG Oral Tablet',
+      docType: 4,
+    });
+    const [kept] = await s.database.db.select().from(sourceRecords).where(eq(sourceRecords.externalId, 'MedicationRequest/mr-include-2'));
+    expect(kept).toMatchObject({ code: null, display: 'As the order names it' });
   }, 120_000);
 
   it('a coordinator of another site sees none of it', async () => {

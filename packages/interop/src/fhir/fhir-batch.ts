@@ -5,10 +5,12 @@
  * References that name the patient directly ('Patient/<id>') are converted as they come; references that need the
  * Patient itself (a urn:uuid fullUrl not seen yet, a conditional 'Patient?identifier=system|value', an
  * identifier-only reference) wait until the patient is seen or the batch is finished, and are then converted or
- * skipped as 'noPatient'. Every resource added is accounted for in the summary:
+ * skipped as 'noPatient'. A medication resource whose medicationReference names a Medication not seen yet (not a
+ * contained one) waits the same way, so that its record carries the Medication's code wherever in the batch the
+ * Medication comes. Every resource added is accounted for in the summary:
  * resources = patients + converted + skipped (by reason).
  */
-import type { Reference } from '@medplum/fhirtypes';
+import type { CodeableConcept, Reference } from '@medplum/fhirtypes';
 import type { ExtractedPatient, ExtractedRecord, SkippedItem, SkipReason } from '../source-record';
 import {
   convertFhirResource,
@@ -37,7 +39,7 @@ export interface FhirBatchSummary {
   /** resources skipped, by reason */
   skipped: Partial<Record<SkipReason, number>>;
   skippedTotal: number;
-  /** resources still waiting for their patient (0 after finish()) */
+  /** resources still waiting for their patient or their Medication (0 after finish()) */
   pending: number;
   /** resources added, by resourceType */
   byType: Record<string, number>;
@@ -52,7 +54,20 @@ export interface FhirBatchItemContext {
 interface Pending {
   resource: Record<string, unknown>;
   context: FhirBatchItemContext;
-  ref: Reference;
+}
+
+const MEDICATION_USERS: ReadonlySet<string> = new Set([
+  'MedicationRequest',
+  'MedicationStatement',
+  'MedicationAdministration',
+  'MedicationDispense',
+]);
+/** At most this many resources wait for their Medication (memory bound); later ones keep the reference's display. */
+export const MAX_WAITING_FOR_MEDICATION = 20_000;
+/** 'Medication/<id>' of a literal reference (relative, absolute or versioned), else undefined. */
+export function medicationKey(reference: string): string | undefined {
+  const m = /(?:^|\/)Medication\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[^/]*)?$/.exec(reference);
+  return m ? `Medication/${m[1]}` : undefined;
 }
 
 /** Converts resources in any order into patients, records and skips, with every resource accounted for. */
@@ -60,6 +75,9 @@ export class FhirBatchConverter {
   private readonly patientKeys = new Set<string>();
   private readonly byFullUrl = new Map<string, string>();
   private readonly byIdentifier = new Map<string, string>();
+  /** Medication codes by 'Medication/<id>' and by fullUrl */
+  private readonly medications = new Map<string, CodeableConcept>();
+  private waitingForMedication = 0;
   private readonly pending: Pending[] = [];
   private readonly counts: FhirBatchSummary = {
     resources: 0,
@@ -93,8 +111,16 @@ export class FhirBatchConverter {
       type !== 'Patient' && typeof resource === 'object' && resource !== null
         ? patientReferenceOf(resource as Record<string, unknown>)
         : undefined;
-    if (ref && this.resolve(ref) === undefined && this.waitsForPatient(ref)) {
-      this.pending.push({ resource: resource as Record<string, unknown>, context, ref });
+    if (type === 'Medication') this.indexMedication(resource as Record<string, unknown>, context.fullUrl);
+    const forPatient = ref !== undefined && this.resolve(ref) === undefined && this.waitsForPatient(ref);
+    const forMedication =
+      !forPatient &&
+      MEDICATION_USERS.has(type) &&
+      this.waitingForMedication < MAX_WAITING_FOR_MEDICATION &&
+      this.waitsForMedication(resource as Record<string, unknown>);
+    if (forMedication) this.waitingForMedication++;
+    if (forPatient || forMedication) {
+      this.pending.push({ resource: resource as Record<string, unknown>, context });
       this.counts.pending++;
       return out;
     }
@@ -111,6 +137,22 @@ export class FhirBatchConverter {
     return out;
   }
 
+  /**
+   * The Medications ('Medication/<id>') that these resources' medicationReference names and that have not been seen
+   * (neither contained nor added), so a caller reading a FHIR server can fetch them before adding the resources.
+   */
+  unknownMedications(resources: readonly unknown[]): string[] {
+    const out = new Set<string>();
+    for (const r of resources) {
+      if (typeof r !== 'object' || r === null) continue;
+      const res = r as Record<string, unknown>;
+      if (!MEDICATION_USERS.has(res.resourceType as string) || !this.waitsForMedication(res)) continue;
+      const key = medicationKey((res.medicationReference as Reference).reference!);
+      if (key) out.add(key);
+    }
+    return [...out];
+  }
+
   /** Counts so far (a copy). */
   get summary(): FhirBatchSummary {
     return { ...this.counts, skipped: { ...this.counts.skipped }, byType: { ...this.counts.byType } };
@@ -120,6 +162,7 @@ export class FhirBatchConverter {
     const result = convertFhirResource(resource, this.options, {
       ...context,
       resolvePatient: (ref) => this.resolve(ref),
+      resolveMedication: (ref) => this.medication(ref),
     });
     switch (result.kind) {
       case 'patient':
@@ -176,6 +219,32 @@ export class FhirBatchConverter {
         this.byIdentifier.get(`|${ident.value}`)
       );
     return undefined;
+  }
+
+  private indexMedication(med: Record<string, unknown>, fullUrl: string | undefined): void {
+    const code = med.code;
+    if (typeof code !== 'object' || code === null || Array.isArray(code)) return;
+    if (typeof med.id === 'string' && med.id) this.medications.set(`Medication/${med.id}`, code);
+    if (fullUrl) this.medications.set(fullUrl, code);
+  }
+
+  /** The code of a referenced Medication seen so far. */
+  private medication(ref: Reference): CodeableConcept | undefined {
+    const r = ref.reference;
+    if (typeof r !== 'string') return undefined;
+    const byUrl = this.medications.get(r);
+    if (byUrl) return byUrl;
+    const key = medicationKey(r);
+    return key ? this.medications.get(key) : undefined;
+  }
+
+  /** Whether a resource's medicationReference names a Medication outside it that has not been seen yet. */
+  private waitsForMedication(resource: Record<string, unknown>): boolean {
+    if (resource.medicationCodeableConcept !== undefined) return false;
+    const ref = resource.medicationReference as Reference | undefined;
+    const r = ref?.reference;
+    if (typeof r !== 'string' || r.startsWith('#')) return false;
+    return this.medication(ref!) === undefined;
   }
 
   /** Whether a reference can only be resolved once the Patient itself is seen. */

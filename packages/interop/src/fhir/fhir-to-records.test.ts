@@ -535,3 +535,67 @@ describe('patients and references', () => {
     expect(end.skipped[0]?.reason).toBe('noPatient');
   });
 });
+
+describe('medicationReference', () => {
+  const rxnorm = 'http://www.nlm.nih.gov/research/umls/rxnorm';
+  const medication = (id: string, code: string, display: string) => ({
+    resourceType: 'Medication',
+    id,
+    code: { coding: [{ system: rxnorm, code, display }] },
+  });
+  const request = (id: string, reference: string, extra: Record<string, unknown> = {}) => ({
+    resourceType: 'MedicationRequest',
+    id,
+    status: 'active',
+    intent: 'order',
+    subject,
+    medicationReference: { reference, display: 'as the order names it' },
+    authoredOn: '2024-05-03',
+    ...extra,
+  });
+
+  it("takes a contained Medication's code", () => {
+    const [r] = records(
+      convertFhirResource(
+        request('mr1', '#m', {
+          contained: [medication('m', '1191', 'aspirin'), { resourceType: 'Medication', id: 'x' }],
+        }),
+      ),
+    );
+    expect(r).toMatchObject({ docType: 4, codeSystem: rxnorm, code: '1191', display: 'aspirin' });
+  });
+
+  it('takes the code of a Medication elsewhere in the bundle, before or after, by id, full URL or urn:uuid', () => {
+    const out = convertFhirResources([
+      { fullUrl: 'urn:uuid:m-early', resource: medication('early', '111', 'early drug') },
+      { resource: request('a', 'urn:uuid:m-early') },
+      { resource: request('b', 'Medication/late') },
+      { resource: request('c', 'http://fhir.example/r4/Medication/late/_history/2') },
+      { resource: { ...request('d', 'Medication/none') } },
+      { resource: { ...request('e', '#missing') } },
+      { fullUrl: 'http://fhir.example/r4/Medication/late', resource: medication('late', '222', 'late drug') },
+    ]);
+    const byId = Object.fromEntries(out.records.map((r) => [r.externalId, [r.code, r.display]]));
+    expect(byId).toEqual({
+      'MedicationRequest/a': ['111', 'early drug'],
+      'MedicationRequest/b': ['222', 'late drug'],
+      'MedicationRequest/c': ['222', 'late drug'],
+      'MedicationRequest/d': [undefined, 'as the order names it'],
+      'MedicationRequest/e': [undefined, 'as the order names it'],
+    });
+    expect(out.skipped).toEqual([
+      { resourceType: 'Medication', id: 'early', reason: 'notClinical' },
+      { resourceType: 'Medication', id: 'late', reason: 'notClinical' },
+    ]);
+    expect(out.summary).toMatchObject({ resources: 7, converted: 5, skippedTotal: 2, pending: 0 });
+  });
+
+  it('waits for a Medication not seen yet, and converts right away once it has been seen', () => {
+    const batch = new FhirBatchConverter();
+    expect(batch.add(request('w', 'Medication/m1')).records).toHaveLength(0);
+    expect(batch.summary.pending).toBe(1);
+    batch.add(medication('m1', '333', 'third drug'));
+    expect(batch.add(request('now', 'Medication/m1')).records[0]).toMatchObject({ code: '333' });
+    expect(batch.finish().records[0]).toMatchObject({ externalId: 'MedicationRequest/w', code: '333' });
+  });
+});

@@ -18,7 +18,7 @@
  * | DiagnosticReport, category PHY/NRS/OT/PT/RC/RT (notes, therapies) | 1 | | | |
  * | Condition | 8 | code | severity | onset[x], recordedDate |
  * | AllergyIntolerance | 8 | code | reaction manifestations | onset[x], recordedDate |
- * | MedicationRequest / MedicationStatement / MedicationAdministration / MedicationDispense | 4 | medication[x] | dose (quantity) or dosage text | authoredOn / effective[x] / whenHandedOver |
+ * | MedicationRequest / MedicationStatement / MedicationAdministration / MedicationDispense | 4 | medication[x] (a medicationReference: the contained or referenced Medication's code, else the reference's display) | dose (quantity) or dosage text | authoredOn / effective[x] / whenHandedOver |
  * | Immunization | 4 | vaccineCode | dose quantity | occurrence[x] |
  * | ServiceRequest (an order) | 4 | code | | occurrence[x], authoredOn |
  * | Procedure | 6, or 2 when its category is SNOMED 103693007 "diagnostic procedure" | code | outcome | performed[x] |
@@ -79,6 +79,11 @@ export interface FhirResourceContext {
   raw?: string;
   /** resolves the resource's subject/patient reference to a patientKey; default: defaultPatientKey */
   resolvePatient?: (ref: Reference) => string | undefined;
+  /**
+   * resolves a medicationReference that is not contained ('Medication/x', 'urn:uuid:…', a full URL) to the
+   * Medication's code, from the Medication resources seen in the same bundle or stream
+   */
+  resolveMedication?: (ref: Reference) => CodeableConcept | undefined;
 }
 
 /** The outcome for one resource: a patient, one or more records, or a skip with its reason. */
@@ -464,11 +469,32 @@ function isEnteredInError(resource: Json): boolean {
   );
 }
 
-function medicationCode(resource: Json): CodeParts {
+/**
+ * medication[x]: the codeable concept, else the referenced Medication's code (a contained one for '#id', else
+ * one from the same bundle through `resolve`), else the reference's display.
+ */
+function medicationCode(
+  resource: Json,
+  resolve?: (ref: Reference) => CodeableConcept | undefined,
+): CodeParts {
   if (isObject(resource.medicationCodeableConcept)) return codeOf(resource.medicationCodeableConcept);
   const ref = resource.medicationReference;
-  if (isObject(ref)) return { display: clip(str(ref.display), LIMITS.display) };
-  return {};
+  if (!isObject(ref)) return {};
+  const target = typeof ref.reference === 'string' ? ref.reference : undefined;
+  const code = target?.startsWith('#')
+    ? arr<Json>(resource.contained).find(
+        (c) => isObject(c) && c.resourceType === 'Medication' && `#${str(c.id)}` === target,
+      )?.code
+    : target !== undefined
+      ? resolve?.(ref)
+      : undefined;
+  if (isObject(code)) {
+    const parts = codeOf(code);
+    if (parts.display === undefined && str(ref.display))
+      parts.display = clip(str(ref.display), LIMITS.display);
+    if (parts.code !== undefined || parts.display !== undefined) return parts;
+  }
+  return { display: clip(str(ref.display), LIMITS.display) };
 }
 function dosageParts(resource: Json): ValueParts {
   // MedicationAdministration.dosage (one), MedicationRequest.dosageInstruction / MedicationStatement.dosage (list)
@@ -540,7 +566,7 @@ export function convertFhirResource(
       return patient ? { kind: 'patient', patient } : skip('malformed');
     }
     if (NON_CLINICAL_TYPES.has(resourceType)) return skip('notClinical');
-    const cores = recordCores(resourceType, resource, options);
+    const cores = recordCores(resourceType, resource, options, context.resolveMedication);
     if (cores === undefined) return skip('unsupportedType');
     if (isEnteredInError(resource)) return skip('enteredInError');
     const ref = patientReferenceOf(resource);
@@ -578,7 +604,12 @@ export function convertFhirResource(
 }
 
 /** The record contents of a clinical resource, or undefined when the type is not supported. */
-function recordCores(resourceType: string, r: Json, opts: FhirConvertOptions): RecordCore[] | undefined {
+function recordCores(
+  resourceType: string,
+  r: Json,
+  opts: FhirConvertOptions,
+  resolveMedication?: (ref: Reference) => CodeableConcept | undefined,
+): RecordCore[] | undefined {
   switch (resourceType) {
     case 'Observation': {
       const code = codeOf(r.code as CodeableConcept);
@@ -642,7 +673,7 @@ function recordCores(resourceType: string, r: Json, opts: FhirConvertOptions): R
       return [
         {
           docType: DOC_TYPE.doctorAdvice,
-          ...medicationCode(r),
+          ...medicationCode(r, resolveMedication),
           ...dosageParts(r),
           ...firstDate(opts, r.authoredOn),
         },
@@ -651,7 +682,7 @@ function recordCores(resourceType: string, r: Json, opts: FhirConvertOptions): R
       return [
         {
           docType: DOC_TYPE.doctorAdvice,
-          ...medicationCode(r),
+          ...medicationCode(r, resolveMedication),
           ...dosageParts(r),
           ...firstDate(opts, r.effectiveDateTime, r.effectivePeriod, r.dateAsserted),
         },
@@ -660,7 +691,7 @@ function recordCores(resourceType: string, r: Json, opts: FhirConvertOptions): R
       return [
         {
           docType: DOC_TYPE.doctorAdvice,
-          ...medicationCode(r),
+          ...medicationCode(r, resolveMedication),
           ...dosageParts(r),
           ...firstDate(opts, r.effectiveDateTime, r.effectivePeriod),
         },
@@ -669,7 +700,7 @@ function recordCores(resourceType: string, r: Json, opts: FhirConvertOptions): R
       return [
         {
           docType: DOC_TYPE.doctorAdvice,
-          ...medicationCode(r),
+          ...medicationCode(r, resolveMedication),
           ...dosageParts(r),
           ...firstDate(opts, r.whenHandedOver, r.whenPrepared),
         },

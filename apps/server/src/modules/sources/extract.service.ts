@@ -457,6 +457,16 @@ export class ExtractService {
           for (const p of found) {
             stats.pages += await client.search(client.searchUrl(type, String(p.id), t.dateFrom, t.dateTo), async (resources) => {
               const records: ExtractedRecord[] = [];
+              // Medications a prescription names by reference and this page does not carry: read them first, so the
+              // prescription's record carries the medication's code (one _id search per page)
+              const onPage = new Set(resources.filter((r) => r.resourceType === 'Medication').map((r) => `Medication/${String(r.id)}`));
+              const missing = converter.unknownMedications(resources).filter((k) => !onPage.has(k));
+              for (const m of missing.length ? await client.readMedications(missing) : []) {
+                stats.read++;
+                stats.byResourceType.Medication = (stats.byResourceType.Medication ?? 0) + 1;
+                const out = converter.add(m);
+                for (const sk of out.skipped) stats.skipped[sk.reason] = (stats.skipped[sk.reason] ?? 0) + 1;
+              }
               for (const r of resources) {
                 stats.read++;
                 const rt = typeof r.resourceType === 'string' ? r.resourceType : 'unknown';

@@ -208,6 +208,23 @@ export class FhirClient {
     return [...byId.values()];
   }
 
+  /**
+   * The Medication resources of these ids ('Medication/<id>'), by `_id` search, 50 at a time. A medication the server
+   * does not return is left out: its prescription keeps the reference's display.
+   */
+  async readMedications(keys: readonly string[]): Promise<Json[]> {
+    const ids = keys.map((k) => k.slice('Medication/'.length)).filter((id) => /^[A-Za-z0-9\-.]{1,64}$/.test(id));
+    const out: Json[] = [];
+    for (let i = 0; i < ids.length; i += 50) {
+      const slice = ids.slice(i, i + 50);
+      const p = new URLSearchParams({ _id: slice.join(','), _count: String(slice.length) });
+      await this.search(`${this.base}/Medication?${p.toString()}`, async (resources) => {
+        for (const r of resources) if (r.resourceType === 'Medication') out.push(r);
+      });
+    }
+    return out;
+  }
+
   /** The search URL of a resource type for a patient and date window. */
   searchUrl(type: FhirSearchType, patientId: string, from: string | null, to: string | null): string {
     const p = new URLSearchParams({ patient: `Patient/${patientId}`, _count: String(this.opts.config.pageSize) });
