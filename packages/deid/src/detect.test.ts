@@ -40,4 +40,21 @@ describe('detectIdentifiers', () => {
     ])
       expect(detectIdentifiers(t, {}), t).toEqual([]);
   });
+
+  it('finds every identifier in the text OCR gives of an English lab report (D0B, Acc0unt, c0m, an SSN)', () => {
+    const text = [
+      'Massachusetts General Hospital-Laboratory Report',
+      'Patient: Jonathan Q. Whitaker D0B:04/17/1962 Sex: M',
+      'MRN:00488213 Acc0unt:99812734 SSN:123-45-6789',
+      'Address:1428 Elm Street, Springfield, MA 01103',
+      'Phone:(617)555-0143 Email: j.whitaker@example.c0m',
+      'Ordering physician: Dr. Emily Chen',
+      'Hemoglobin 13.2 g/dL（13.5-17.5) L',
+    ].join('\n');
+    const found = detectIdentifiers(text).map((s) => s.text);
+    for (const id of ['Jonathan Q. Whitaker', '04/17/1962', '00488213', '99812734', '123-45-6789', '(617)555-0143', 'j.whitaker@example.c0m', 'Emily Chen']) {
+      expect(found.some((f) => f.includes(id)), id).toBe(true);
+    }
+    expect(found.join(' ')).not.toMatch(/13\.2|g\/dL|Hemoglobin/);
+  });
 });

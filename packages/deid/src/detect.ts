@@ -9,14 +9,14 @@ import { detectEnglishNames } from './detectors/names-en.js';
 import { detectPhones } from './detectors/phone.js';
 import { detectRecordNumbers } from './detectors/record-number.js';
 import { detectSubjectIdentifiers } from './detectors/subject.js';
-import { foldWidth } from './normalize.js';
+import { foldOcrZero, foldWidth } from './normalize.js';
 import { segment } from './segmenter.js';
 import { mergeSpans } from './spans.js';
 import { DEFAULT_POLICY, type DeidOptions, type DeidSpan, type DetectorContext, type Token } from './types.js';
 
-/** Builds the detectors' shared view of a text: width-folded, segmented on first use. */
+/** Builds the detectors' shared view of a text: width-folded, OCR's zero-for-O folded, segmented on first use. */
 export function createContext(input: string): DetectorContext {
-  const text = foldWidth(input);
+  const text = foldOcrZero(foldWidth(input));
   let tokens: Token[] | undefined;
   return { text, tokens: () => (tokens ??= segment(text)) };
 }

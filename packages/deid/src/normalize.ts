@@ -8,6 +8,14 @@ export function foldWidth(text: string): string {
   );
 }
 
+/**
+ * Folds a digit zero that OCR read inside a Latin word (D0B, Acc0unt, example.c0m) to the letter O, so that labels
+ * and words are recognised. One character for one, so offsets stay the input's.
+ */
+export function foldOcrZero(text: string): string {
+  return text.replace(/(?<=[A-Za-z])0(?=[A-Za-z])/g, 'O');
+}
+
 /** Escapes a literal for use inside a RegExp (RegExp.escape arrives with Node 24). */
 export function escapeRegExp(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');

@@ -70,7 +70,7 @@ export interface Token {
 
 /** What every detector reads: the normalised text (same length as the input) and lazily segmented words. */
 export interface DetectorContext {
-  /** input with full-width ASCII folded to half-width; offsets are the input's */
+  /** input with full-width ASCII folded to half-width and a zero inside a Latin word to O; offsets are the input's */
   text: string;
   /** jieba words with part-of-speech tags, computed once on first use */
   tokens: () => readonly Token[];

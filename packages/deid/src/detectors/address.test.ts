@@ -10,6 +10,10 @@ describe('addresses', () => {
     expect(texts(detectAddresses(ctx('家庭住址：天津市南开区鞍山道340号')))).toEqual(['天津市南开区鞍山道340号']);
     // a housing estate between the street number and the building
     expect(texts(detectAddresses(ctx('现住址：四川省成都市武侯区春熙路375号金色家园17号楼3单元1505室')))).toEqual(['四川省成都市武侯区春熙路375号金色家园17号楼3单元1505室']);
+    // a street whose name ends in a unit character (科苑路), and a labelled value up to the next field
+    expect(texts(detectAddresses(ctx('现住址：上海市浦东新区张江镇科苑路399号  电话：')))).toEqual(['上海市浦东新区张江镇科苑路399号']);
+    expect(texts(detectAddresses(ctx('患者家住上海市浦东新区科苑路399号，近来')))).toEqual(['上海市浦东新区科苑路399号']);
+    expect(detectAddresses(ctx('住址：不详；地址：同上'))).toEqual([]);
   });
 
   it('finds English street addresses with unit and city line', () => {

@@ -13,6 +13,10 @@ const CHECK = '10X98765432';
 const CANDIDATE = /(?<![0-9A-Za-z])\d(?:[ -]{0,2}\d){16}[ -]{0,2}[\dXx](?![0-9A-Za-z])|(?<![0-9A-Za-z])\d(?:[ -]{0,2}\d){14}(?![0-9A-Za-z])/g;
 // the old 15-digit form has no check digit, so it is only taken after a label
 const LABEL = /(?:身份证|证件|公民身份|身份号|ID\s*card|ID\s*No|identity)[^\n\d]{0,12}$/i;
+// U.S. Social Security numbers: 3-2-4 digits (area not 000, 666 or 9xx; group not 00; serial not 0000) anywhere; nine
+// digits in a row only after their label
+const SSN_DASHED = /(?<![0-9A-Za-z-])(?!000|666|9\d\d)\d{3}[- ](?!00)\d{2}[- ](?!0000)\d{4}(?![0-9A-Za-z-])/g;
+const SSN_LABELLED = /(?:SSN|Social\s+Security(?:\s+(?:No\.?|Number|#))?)\s*[:：#]?\s*(?<value>\d{3}[- ]?\d{2}[- ]?\d{4})(?![0-9A-Za-z])/gi;
 
 function validDate(y: number, m: number, d: number): boolean {
   const date = new Date(Date.UTC(y, m - 1, d));
@@ -41,17 +45,48 @@ export function isValidIdCard15(id: string): boolean {
   return validDate(1900 + Number(v.slice(6, 8)), Number(v.slice(8, 10)), Number(v.slice(10, 12)));
 }
 
-/** Finds resident ID numbers: 18-character ones by check digit, 15-digit ones only after an ID label. */
+/**
+ * An 18-character number with a province code and a real birth date whose check character is wrong: one misread
+ * digit (OCR, a typist) breaks the check, and the number still identifies the person.
+ */
+function idCardShape(id: string): boolean {
+  const v = id.replace(/[ -]/g, '').toUpperCase();
+  if (!/^\d{17}[\dX]$/.test(v) || !PROVINCES.has(Number(v.slice(0, 2)))) return false;
+  return validDate(Number(v.slice(6, 10)), Number(v.slice(10, 12)), Number(v.slice(12, 14)));
+}
+
+/**
+ * Finds national identity numbers: Chinese resident ID numbers (18 characters by check digit, or by province and
+ * birth date when one digit is misread; after an ID label any 15 or 18 of them; 15-digit ones only after a label)
+ * and U.S. Social Security numbers.
+ */
 export function detectIdCards(ctx: DetectorContext): DeidSpan[] {
   const out: DeidSpan[] = [];
   for (const m of ctx.text.matchAll(CANDIDATE)) {
     const digits = m[0].replace(/[ -]/g, '').length;
     const start = m.index;
-    if (digits === 18 && isValidIdCard18(m[0])) {
-      out.push(span(ctx.text, start, start + m[0].length, 'idCard', 'idCard.checksum'));
-    } else if (digits === 15 && isValidIdCard15(m[0]) && LABEL.test(ctx.text.slice(Math.max(0, start - 24), start))) {
-      out.push(span(ctx.text, start, start + m[0].length, 'idCard', 'idCard.legacy15+label'));
-    }
+    const labelled = LABEL.test(ctx.text.slice(Math.max(0, start - 24), start));
+    const reason =
+      digits === 18
+        ? isValidIdCard18(m[0])
+          ? 'idCard.checksum'
+          : idCardShape(m[0])
+            ? 'idCard.shape'
+            : labelled
+              ? 'idCard.label'
+              : undefined
+        : labelled
+          ? isValidIdCard15(m[0])
+            ? 'idCard.legacy15+label'
+            : 'idCard.label'
+          : undefined;
+    if (reason) out.push(span(ctx.text, start, start + m[0].length, 'idCard', reason));
+  }
+  for (const m of ctx.text.matchAll(SSN_DASHED)) out.push(span(ctx.text, m.index, m.index + m[0].length, 'idCard', 'ssn.US'));
+  for (const m of ctx.text.matchAll(SSN_LABELLED)) {
+    const value = m.groups!.value!;
+    const start = m.index + m[0].length - value.length;
+    out.push(span(ctx.text, start, start + value.length, 'idCard', 'ssn.US+label'));
   }
   return out;
 }

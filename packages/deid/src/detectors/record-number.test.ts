@@ -21,4 +21,9 @@ describe('record numbers by label', () => {
   it('ignores labels without a number and numbers without a label', () => {
     expect(detectRecordNumbers(ctx('Patient No. unknown; 住院号：待定; 标本号 20240311008812345'))).toEqual([]);
   });
+
+  it('takes account, insurance and member numbers, also when OCR read a zero for an O in the label', () => {
+    const spans = detectRecordNumbers(ctx('Acc0unt: 99812734  Member ID: XK-55120  Policy No. 7781-22  医保号：3301 社保卡号 A1234567'));
+    expect(spans.map((s) => s.text).sort()).toEqual(['3301', '7781-22', '99812734', 'A1234567', 'XK-55120'].sort());
+  });
 });

@@ -8,7 +8,7 @@ const LABELS: readonly { kind: DeidKind; reason: string; label: string }[] = [
     kind: 'medicalRecordNo',
     reason: 'record.medical',
     label:
-      '病案号|病历号|档案号|ID号|登记号|就诊号|就诊卡号|诊疗卡号|医保卡号|健康卡号|患者ID|病人ID|MRN|Medical\\s*Record\\s*(?:No\\.?|Number|#)|Hospital\\s*(?:No\\.?|Number)|Patient\\s*(?:ID|No\\.?|Number)|Case\\s*(?:No\\.?|Number)|Visit\\s*(?:No\\.?|Number)|Encounter\\s*(?:No\\.?|Number)',
+      '病案号|病历号|档案号|ID号|登记号|就诊号|就诊卡号|诊疗卡号|医保卡号|医保号|医保编号|社保号|社保卡号|健康卡号|患者ID|病人ID|MRN|Account\\s*(?:No\\.?|Number|#)?|Acct\\.?|Member\\s*(?:ID|No\\.?|Number)|Subscriber\\s*(?:ID|No\\.?)|Policy\\s*(?:No\\.?|Number|#)|Insurance\\s*(?:ID|No\\.?|Number)|Medical\\s*Record\\s*(?:No\\.?|Number|#)|Hospital\\s*(?:No\\.?|Number)|Patient\\s*(?:ID|No\\.?|Number)|Case\\s*(?:No\\.?|Number)|Visit\\s*(?:No\\.?|Number)|Encounter\\s*(?:No\\.?|Number)',
   },
 ];
 

@@ -30,4 +30,13 @@ describe("the subject's known identifiers", () => {
   it('does not take a known number out of a longer number', () => {
     expect(detectSubjectIdentifiers(ctx('9BA202403119'), { medicalRecordNo: 'BA20240311' })).toEqual([]);
   });
+
+  it("finds a known number that OCR read with a letter for a digit (0/O, 1/I/l, 5/S, 8/B), but not a name's letters as digits", () => {
+    const c = ctx('病案号 BA2O231I87 住院号 ZY2O23OO45l2 心率 80 次/分');
+    expect(detectSubjectIdentifiers(c, { medicalRecordNo: 'BA20231187', inpatientNo: 'ZY2023004512' }).map((s) => s.text)).toEqual([
+      'BA2O231I87',
+      'ZY2O23OO45l2',
+    ]);
+    expect(detectSubjectIdentifiers(c, { name: 'Bo Li' })).toEqual([]);
+  });
 });
