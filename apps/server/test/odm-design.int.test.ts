@@ -65,6 +65,20 @@ describe('ODM study definitions', () => {
     expect(imp.body.data.unmapped!.every((u) => u.line > 0 && u.message && !u.message.includes('odmUnmapped'))).toBe(true);
   });
 
+  it("imports another system's export (REDCap) with its vendor extensions listed as ignored, not refused", async () => {
+    const imp = await importFile(fs.readFileSync(path.join(FIXTURES, 'redcap-style-odm.xml'), 'utf8'));
+    expect(imp.status, JSON.stringify(imp.body)).toBe(200);
+    expect(imp.body.data).toMatchObject({ formCount: 1, visitCount: 1 });
+    const vendor = imp.body.data.unmapped!.filter((u) => u.oid.startsWith('redcap:') || u.message.includes('redcap:'));
+    expect(vendor.find((u) => u.reason === 'vendorAttribute' && u.oid === 'redcap:Variable')?.message).toBe(
+      "vendor attribute redcap:Variable (found 12 times) is ignored: it belongs to another system's extension of ODM",
+    );
+    expect(vendor.some((u) => u.reason === 'element' && u.message.startsWith('redcap:SurveysEnabled'))).toBe(true);
+    const back = (await (await fetch(`${s.url}/api/project/info/export?versionId=${imp.body.data.id}`, { headers: { token: dm, proId: String(projectId), proType: 'DEV' } })).json()) as { forms: FormDefinition[] };
+    const fields = formFields(back.forms[0]!.components);
+    expect(fields.map((f) => f.label)).toEqual(expect.arrayContaining(['Date of birth', 'Sex', 'Weight (kg)']));
+  });
+
   it('refuses a file with undefined OIDs, one that breaks the schema and one that is not XML, with the line; nothing is written', async () => {
     const before = await versions();
     const cdash = await importFile(fs.readFileSync(path.join(FIXTURES, 'cdash-odm-test.xml'), 'utf8'));

@@ -3,3 +3,4 @@ export * from './odm-write';
 export * from './odm-parse';
 export * from './odm-import';
 export * from './odm-validate';
+export * from './odm-extensions';

@@ -79,7 +79,9 @@ export type OdmUnmappedReason =
   | 'duplicateItem'
   /** a definition no imported form, visit or item refers to */
   | 'unused'
-  | 'precision';
+  | 'precision'
+  /** an attribute of a vendor's namespace (REDCap, OpenClinica …): ignored, as ODM lets a receiver do */
+  | 'vendorAttribute';
 
 export interface OdmUnmapped {
   line: number;

@@ -233,6 +233,11 @@ function isOdmNs(uri: string | undefined): boolean {
   return uri === ODM_NS || uri === '' || uri === undefined;
 }
 
+/** A vendor element's name as written (redcap:SurveysEnabled), or {namespace}name when it has no prefix. */
+function foreignName(tag: SaxesTagNS): string {
+  return tag.prefix ? tag.name : `{${tag.uri}}${tag.local}`;
+}
+
 function plainAttrs(tag: SaxesTagNS): Record<string, string> {
   const out: Record<string, string> = {};
   for (const a of Object.values(tag.attributes)) {
@@ -456,7 +461,7 @@ function study(n: XNode): OdmStudyDef {
 function collectIgnored(n: XNode, oid: string, out: OdmIgnored[]): void {
   for (const c of n.children) {
     const own = c.attrs.OID ?? oid;
-    if (!c.used) out.push({ line: c.line, element: c.odm ? c.name : `{foreign}${c.name}`, oid: own });
+    if (!c.used) out.push({ line: c.line, element: c.name, oid: own });
     else collectIgnored(c, own, out);
   }
 }
@@ -706,7 +711,7 @@ export function parseOdmStudy(xml: string): OdmStudyModel {
     const parent = stack[stack.length - 1] ?? null;
     if (parent) {
       const node: XNode = {
-        name: tag.local,
+        name: odm ? tag.local : foreignName(tag),
         odm,
         attrs: plainAttrs(tag),
         line,
@@ -721,7 +726,7 @@ export function parseOdmStudy(xml: string): OdmStudyModel {
     }
     if (depth === 2 && odm && (tag.local === 'Study' || tag.local === 'AdminData')) {
       const node: XNode = {
-        name: tag.local,
+        name: odm ? tag.local : foreignName(tag),
         odm,
         attrs: plainAttrs(tag),
         line,
@@ -748,7 +753,7 @@ export function parseOdmStudy(xml: string): OdmStudyModel {
       } else
         model.ignored.push({
           line,
-          element: odm ? tag.local : `{foreign}${tag.local}`,
+          element: odm ? tag.local : foreignName(tag),
           oid: plainAttrs(tag).OID ?? '',
         });
     } else if (cd && odm) {

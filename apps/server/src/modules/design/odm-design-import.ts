@@ -1,10 +1,10 @@
 /**
  * A design imported from a CDISC ODM 1.3.2 study definition (issue 14 item 1): the file must be well-formed, valid
- * against the ODM 1.3.2 schema and refer only to OIDs it defines — otherwise it is refused with the line and the
+ * against the ODM 1.3.2 schema once vendor extensions are set aside (odm-extensions.ts) and refer only to OIDs it defines — otherwise it is refused with the line and the
  * reason ('Import failed, data format is not correct'). What of a valid file our design cannot hold is listed
  * (line, OID, element, reason) with the new version, never silently dropped.
  */
-import { OdmError, odmToDesign, parseOdmStudy, validateOdm, type OdmUnmapped } from '@esource/interop';
+import { OdmError, odmToDesign, parseOdmStudy, validateOdm, withoutVendorExtensions, type OdmUnmapped } from '@esource/interop';
 import type { DesignExportFile, Language } from '@esource/shared';
 import { AppError } from '../../lib/errors';
 import { translator } from '../../lib/i18n';
@@ -40,7 +40,9 @@ export async function parseOdmDesign(xml: string, lang: Language): Promise<{ des
     if (err instanceof OdmError) throw refuse(lang, [{ line: err.line, message: t('design.odm.notWellFormed', { column: err.column, reason: err.reason }) }]);
     throw err;
   }
-  const valid = await validateOdm(xml);
+  // another system's extensions (REDCap, OpenClinica …) are ignored, as ODM lets a receiver do; the rest is validated
+  const plain = withoutVendorExtensions(xml);
+  const valid = await validateOdm(plain.xml);
   if (!valid.valid) throw refuse(lang, valid.errors.map((e) => ({ line: e.line, message: t('design.odm.schema', { reason: e.message }) })));
   if (model.problems.length)
     throw refuse(
@@ -49,7 +51,11 @@ export async function parseOdmDesign(xml: string, lang: Language): Promise<{ des
     );
   if (!model.studies.length) throw refuse(lang, [{ line: 1, message: t('design.odm.noStudy') }]);
   const { design, unmapped } = odmToDesign(model);
-  return { design, unmapped: unmapped.map((u) => view(u, lang)) };
+  // vendor elements are listed by the parser with the other elements a design has no place for; attributes here
+  const attributes: OdmUnmapped[] = plain.extensions
+    .filter((e) => e.kind === 'attribute')
+    .map((e) => ({ line: e.line, oid: e.name, what: `@${e.name}`, reason: 'vendorAttribute', detail: String(e.count) }));
+  return { design, unmapped: [...unmapped, ...attributes].sort((a, b) => a.line - b.line).map((u) => view(u, lang)) };
 }
 
 function view(u: OdmUnmapped, lang: Language): OdmUnmappedView {
