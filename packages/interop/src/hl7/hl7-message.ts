@@ -54,13 +54,29 @@ export class Hl7Error extends Error {
 const CHARSETS: Readonly<Record<string, string>> = {
   '': 'utf-8',
   ASCII: 'utf-8',
+  'ISO IR6': 'utf-8',
   'UNICODE UTF-8': 'utf-8',
   'UTF-8': 'utf-8',
+  UTF8: 'utf-8',
   '8859/1': 'latin1',
+  'ISO IR100': 'latin1',
+  '8859/2': 'iso-8859-2',
+  '8859/3': 'iso-8859-3',
+  '8859/4': 'iso-8859-4',
+  '8859/5': 'iso-8859-5',
+  '8859/6': 'iso-8859-6',
+  '8859/7': 'iso-8859-7',
+  '8859/8': 'iso-8859-8',
+  '8859/9': 'iso-8859-9',
   '8859/15': 'iso-8859-15',
   'GB 18030-2000': 'gb18030',
   GB18030: 'gb18030',
+  // not in HL7 table 0211, but what many Chinese hospital interfaces declare; GB 18030 decodes both
+  GBK: 'gb18030',
+  GB2312: 'gb18030',
+  'GB 2312': 'gb18030',
   'BIG-5': 'big5',
+  BIG5: 'big5',
 };
 
 function stripFrame(text: string): string {

@@ -365,6 +365,17 @@ describe('wire decoding by MSH-18 (the one decoder; the MLLP listener uses it to
     expect(decodeHl7(latin)).toContain('\u0080é');
   });
 
+  it('reads what Chinese hospital interfaces declare outside table 0211 (GBK, GB2312) and the ISO IR names', () => {
+    for (const cs of ['GBK', 'gb2312', 'GB 2312']) {
+      const gbk = Buffer.concat([Buffer.from(`MSH|^~\\&|A|B|||||ADT^A01|1|P|2.5||||||${cs}\rPID|1||||`), Buffer.from([0xd5, 0xc5, 0xc8, 0xfd]), Buffer.from('\r')]);
+      expect(decodeHl7(gbk), cs).toContain('张三');
+    }
+    const ir100 = Buffer.concat([Buffer.from('MSH|^~\\&|A|B|||||ADT^A01|1|P|2.5||||||ISO IR100\rNTE|1||'), Buffer.from([0xe9]), Buffer.from('\r')]);
+    expect(decodeHl7(ir100)).toContain('é');
+    const greek = Buffer.concat([Buffer.from('MSH|^~\\&|A|B|||||ADT^A01|1|P|2.5||||||8859/7\rNTE|1||'), Buffer.from([0xe1]), Buffer.from('\r')]);
+    expect(decodeHl7(greek)).toContain('α');
+  });
+
   it('refuses invalid UTF-8 and an unsupported character set', () => {
     const bad = Buffer.concat([Buffer.from(MSG), Buffer.from([0xc3, 0x28])]);
     expect(() => decodeHl7(bad)).toThrow(Hl7Error);
