@@ -467,6 +467,27 @@ test('visit plan: the demo project’s published v1.0 visits, read-only; a new v
     '−7 / +7',
   );
   await expect(page.getByTestId('stage-Extension')).toBeVisible();
+  // the same design as a CDISC ODM 1.3.2 study definition
+  const odmDownload = page.waitForEvent('download');
+  await page.getByTestId('design-export-more').click();
+  await page.getByTestId('design-export-odm').click();
+  expect((await odmDownload).suggestedFilename()).toMatch(/\.odm\.xml$/);
+  // another system's ODM export (REDCap layout, with its vendor extensions): imported as a new version, and what the
+  // design could not hold is listed, filtered by reason
+  await page
+    .getByTestId('design-import-file')
+    .setInputFiles(path.resolve(import.meta.dirname, '../packages/interop/src/odm/fixtures/redcap-style-odm.xml'));
+  const unmapped = page.getByTestId('odm-unmapped');
+  await expect(unmapped).toContainText('redcap:Variable');
+  await page.getByTestId('odm-unmapped-reason').click();
+  await page.locator('.ant-select-item-option', { hasText: 'Vendor attribute' }).click();
+  await expect(unmapped.locator('tr.ant-table-row').first()).toContainText('vendor attribute');
+  await expect(unmapped.locator('tr.ant-table-row', { hasText: 'clinical data' })).toHaveCount(0);
+  await shot(page, 'project-design-odm-unmapped-en.png');
+  expect(untranslatedKeys(await visibleText(page))).toEqual([]);
+  await page.getByTestId('odm-unmapped-close').click();
+  await expect(unmapped).toHaveCount(0);
+  await expect(page.getByTestId('version-detail')).toContainText('Unpublished');
   // the published v1.0 is still read-only
   await page.getByTestId('version-v1.0').click();
   await expect(page.getByTestId('design-readonly')).toContainText('published');

@@ -71,7 +71,7 @@ describe('ODM study definitions', () => {
     expect(imp.body.data).toMatchObject({ formCount: 1, visitCount: 1 });
     const vendor = imp.body.data.unmapped!.filter((u) => u.oid.startsWith('redcap:') || u.message.includes('redcap:'));
     expect(vendor.find((u) => u.reason === 'vendorAttribute' && u.oid === 'redcap:Variable')?.message).toBe(
-      "vendor attribute redcap:Variable (found 12 times) is ignored: it belongs to another system's extension of ODM",
+      "vendor attribute redcap:Variable (12 in the file) is ignored: it belongs to another system's extension of ODM",
     );
     expect(vendor.some((u) => u.reason === 'element' && u.message.startsWith('redcap:SurveysEnabled'))).toBe(true);
     const back = (await (await fetch(`${s.url}/api/project/info/export?versionId=${imp.body.data.id}`, { headers: { token: dm, proId: String(projectId), proType: 'DEV' } })).json()) as { forms: FormDefinition[] };

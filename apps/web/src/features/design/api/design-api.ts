@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { FormRow, VersionRow, VisitRow } from '@esource/shared';
+import type { DesignImportResult, FormRow, VersionRow, VisitRow } from '@esource/shared';
 import { api } from '../../../lib/api-client';
 import type { VisitBody } from '../visit-plan';
 
@@ -52,8 +52,9 @@ export const designApi = {
   addVisit: (b: VisitBody) => api.post<VisitRow>('/pro/visit/add', { ...b }, { silent: true }),
   updateVisit: (b: VisitBody) => api.post<VisitRow>('/pro/visit/update', { ...b }, { silent: true }),
   deleteVisit: (id: number) => api.post<null>('/pro/visit/delete', { id }),
-  /** GET /project/info/export: the version's design (stages, visits, forms) as one JSON file */
-  exportDesign: (versionId: number) => api.get<Blob>('/project/info/export', { versionId }, { raw: true }),
+  /** GET /project/info/export: the version's design (stages, visits, forms) as one JSON file, or as CDISC ODM 1.3.2 */
+  exportDesign: (versionId: number, format: 'json' | 'odm' = 'json') =>
+    api.get<Blob>('/project/info/export', { versionId, format }, { raw: true }),
   /** POST /project/info/import: a design file becomes a new unpublished version (DEV) */
-  importDesign: (content: string) => api.postJson<VersionRow>('/project/info/import', { content }),
+  importDesign: (content: string) => api.postJson<DesignImportResult>('/project/info/import', { content }),
 };

@@ -5,6 +5,7 @@ import {
   Button,
   Card,
   Col,
+  Dropdown,
   Empty,
   Popconfirm,
   Result,
@@ -20,6 +21,7 @@ import type { TableColumnsType } from 'antd';
 import {
   CloudUploadOutlined,
   DeleteOutlined,
+  DownOutlined,
   DownloadOutlined,
   EditOutlined,
   FormOutlined,
@@ -34,6 +36,7 @@ import dayjs from 'dayjs';
 import {
   can,
   visitLabel,
+  type DesignImportResult,
   type FormRow,
   type Permission,
   type VersionRow,
@@ -49,9 +52,11 @@ import {
   type StageRow,
 } from '../api/design-api';
 import { NewVersionDialog, PublishDialog, StageDialog } from '../components/version-dialogs';
+import { OdmUnmappedDialog } from '../components/odm-unmapped-dialog';
 import { VisitDialog } from '../components/visit-dialog';
 import { VisitTimeline } from '../components/visit-timeline';
 import { nextSortOrder, windowText } from '../visit-plan';
+import { saveBlob } from '../../../lib/download';
 
 type Dialog =
   | { kind: 'newVersion' }
@@ -91,18 +96,13 @@ export default function DesignPage() {
   const fileInput = useRef<HTMLInputElement>(null);
   const [transfer, setTransfer] = useState<'export' | 'import' | null>(null);
 
-  const doExport = async (v: VersionRow) => {
+  const [unmappedOf, setUnmappedOf] = useState<DesignImportResult | null>(null);
+
+  const doExport = async (v: VersionRow, format: 'json' | 'odm') => {
     setTransfer('export');
     try {
-      const blob = await designApi.exportDesign(v.id);
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = `${projectNo}-${v.name}.design.json`;
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      const blob = await designApi.exportDesign(v.id, format);
+      saveBlob(blob, `${projectNo}-${v.name}${format === 'odm' ? '.odm.xml' : '.design.json'}`);
     } finally {
       setTransfer(null);
     }
@@ -115,6 +115,8 @@ export default function DesignPage() {
       const v = await designApi.importDesign(await file.text());
       setChosenId(v.id);
       void message.success(t('version.imported', { name: v.name }));
+      // a CDISC ODM file: what the design could not hold is listed, never dropped silently
+      if (v.unmapped?.length) setUnmappedOf(v);
       await refresh();
     } finally {
       setTransfer(null);
@@ -320,7 +322,7 @@ export default function DesignPage() {
                     <input
                       ref={fileInput}
                       type="file"
-                      accept=".json,application/json"
+                      accept=".json,.xml,application/json,application/xml,text/xml"
                       hidden
                       data-testid="design-import-file"
                       onChange={(e) => {
@@ -410,15 +412,43 @@ export default function DesignPage() {
               extra={
                 <Space size={4}>
                   {allowed('project:info:export') ? (
-                    <Button
-                      size="small"
-                      icon={<DownloadOutlined />}
-                      loading={transfer === 'export'}
-                      onClick={() => void doExport(version).catch(() => undefined)}
-                      data-testid="design-export"
-                    >
-                      {t('version.export')}
-                    </Button>
+                    <Space.Compact size="small">
+                      <Tooltip title={t('version.exportJson')}>
+                        <Button
+                          size="small"
+                          icon={<DownloadOutlined />}
+                          loading={transfer === 'export'}
+                          onClick={() => void doExport(version, 'json').catch(() => undefined)}
+                          data-testid="design-export"
+                        >
+                          {t('version.export')}
+                        </Button>
+                      </Tooltip>
+                      <Dropdown
+                        trigger={['click']}
+                        menu={{
+                          items: [
+                            {
+                              key: 'json',
+                              label: <span data-testid="design-export-json">{t('version.exportJson')}</span>,
+                            },
+                            {
+                              key: 'odm',
+                              label: <span data-testid="design-export-odm">{t('version.exportOdm')}</span>,
+                            },
+                          ],
+                          onClick: ({ key }) =>
+                            void doExport(version, key as 'json' | 'odm').catch(() => undefined),
+                        }}
+                      >
+                        <Button
+                          size="small"
+                          icon={<DownOutlined />}
+                          aria-label={t('version.exportFormats')}
+                          data-testid="design-export-more"
+                        />
+                      </Dropdown>
+                    </Space.Compact>
                   ) : null}
                   {isDev && allowed('project:version:publish') && version.publishedEnvs.length < 2 ? (
                     <Button
@@ -570,6 +600,7 @@ export default function DesignPage() {
         </Col>
       </Row>
 
+      <OdmUnmappedDialog key={unmappedOf?.id ?? 0} version={unmappedOf} onClose={() => setUnmappedOf(null)} />
       {dialog?.kind === 'newVersion' ? (
         <NewVersionDialog
           newest={list[0]}
