@@ -166,7 +166,7 @@ export default function ConnectionsPage() {
           )}
           {c.kind === 'fhir_file' && has('source:extract:execute', 'source:config:update') ? (
             <Upload
-              accept=".json,.ndjson,.jsonl,application/json,application/fhir+json"
+              accept=".json,.ndjson,.jsonl,.gz,application/json,application/fhir+json,application/gzip"
               showUploadList={false}
               beforeUpload={(file) => {
                 void upload(c, file);
