@@ -53,6 +53,7 @@ export function placedBoxes(r: OcrResult, opts: DeidOptions): Placed[] {
     return {
       text: p.text,
       box: p.box,
+      lineBox: p.lineBox,
       place(s, e, pad) {
         const rect = p.place(s, e, pad);
         calls.push({ text: p.text.slice(s, e), rect, pad });

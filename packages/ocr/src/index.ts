@@ -9,6 +9,7 @@ export { OcrError, isOcrError } from './errors.js';
 export type { OcrErrorCode } from './errors.js';
 export { NoneEngine } from './none-engine.js';
 export { findChars, substringBox } from './place.js';
+export { frameBox, readingDirection, type ReadingDirection } from './orientation.js';
 export type { OcrRunStats } from './protocol.js';
 export { OcrService } from './service.js';
 export type { OcrServiceStats } from './service.js';

@@ -138,6 +138,30 @@ describe('PaddleOCR PP-OCRv4 (worker thread)', () => {
     expect(regions[0]!.polygon[0].x).toBeGreaterThan(regions[0]!.polygon[3].x); // reading starts at the top right
   });
 
+  it('reads an upside-down scan and a page turned 90° anticlockwise, in their own reading order, and places within them', async () => {
+    const style: PageStyle = { width: 720, height: 200 };
+    const lines = [
+      { text: 'Patient: John Smith', x: 40, y: 75, size: 34 },
+      { text: '住院号：ZY2024001', x: 40, y: 150, size: 34 },
+    ];
+    const upright = await drawPage(lines, style);
+    const half = await read('turned-180', await sharp(upright).rotate(180).png().toBuffer());
+    expect(half.regions.map((r) => norm(r.text))).toEqual(lines.map((l) => norm(l.text)));
+    for (const [i, line] of lines.entries()) {
+      const ink = await inkBox(line, style);
+      // (x, y) → (W − x, H − y) for a half turn
+      const turnedInk = { x: style.width - ink.x - ink.width, y: style.height - ink.y - ink.height, width: ink.width, height: ink.height };
+      checkLine('turned-180', half, line, turnedInk, 0.05);
+      expect(half.regions[i]!.polygon[0].x).toBeGreaterThan(half.regions[i]!.polygon[1].x); // reading runs right to left
+    }
+    const id = half.regions.find((r) => findChars(r, 'ZY2024001'))!;
+    const { box } = substringBox(id, ...findChars(id, 'ZY2024001')!, 2, style);
+    expect(box.x + box.width).toBeLessThanOrEqual(id.box.x + id.box.width + 3);
+    expect(box.x).toBeLessThan(id.box.x + id.box.width / 2); // the number ends the line: on the left of a page turned half round
+    const quarter = await read('turned-270', await sharp(upright).rotate(270).png().toBuffer());
+    expect(quarter.regions.map((r) => norm(r.text))).toEqual(lines.map((l) => norm(l.text)));
+  });
+
   it('reads a noisy low-contrast JPEG scan', async () => {
     const style: PageStyle = { width: 760, height: 200, ink: '#5a5a5a', paper: '#b4b4b4' };
     const lines = [

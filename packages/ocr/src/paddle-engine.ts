@@ -3,8 +3,14 @@ import { InferenceSession } from 'onnxruntime-node';
 import { readingQuad } from './crop.js';
 import { bundledModelPaths, loadDictionary, type ModelPaths } from './models.js';
 import { detectText } from './paddle-det.js';
-import { recognizeQuad } from './paddle-rec.js';
+import { flipQuad, pageDirection, sortInFrame } from './orientation.js';
+import { recognizeQuad, type RecognisedLine } from './paddle-rec.js';
 import type { Box, OcrEngine, OcrImageOptions, OcrRegion, OcrResult, Quad, RgbImage } from './types.js';
+
+/** A line read at least this confidently is taken without trying it the other way round. */
+const SURE = 0.9;
+/** A line decides the page's way round when one reading beats the other by this much. */
+const DECISIVE = 0.2;
 
 /** Engine settings: model files, detection size limit, CPU threads (0 = onnxruntime's default). */
 export interface PaddleOptions {
@@ -53,13 +59,29 @@ export class PaddleEngine implements OcrEngine {
     const quads = await detectText(this.det, image, opts.detMaxSide ?? this.options.detMaxSide);
     const t1 = performance.now();
     const minConfidence = opts.minConfidence ?? 0.5;
-    const regions: OcrRegion[] = [];
+    let regions: OcrRegion[] = [];
+    // which way round the page's lines read: learnt from the lines that decide it (an upside-down scan, a photo
+    // taken the other way), tried first on the next lines; a line not read surely is also tried the other way
+    let votes = 0;
     for (const detected of quads) {
-      const polygon = readingQuad(detected);
-      const line = await recognizeQuad(this.rec, this.dictionary, image, polygon);
+      const upright = readingQuad(detected);
+      let polygon = votes < 0 ? flipQuad(upright) : upright;
+      let line: RecognisedLine = await recognizeQuad(this.rec, this.dictionary, image, polygon);
+      if (line.confidence < SURE) {
+        const other = flipQuad(polygon);
+        const alt = await recognizeQuad(this.rec, this.dictionary, image, other);
+        if (Math.abs(alt.confidence - line.confidence) >= DECISIVE) votes += (alt.confidence > line.confidence) === (polygon === upright) ? -1 : 1;
+        if (alt.confidence > line.confidence) {
+          line = alt;
+          polygon = other;
+        }
+      }
       if (!line.text || line.confidence < minConfidence) continue;
       regions.push({ ...line, confidence: Math.round(line.confidence * 1000) / 1000, box: boundingBox(polygon), polygon });
     }
+    // reading order in the page's own frame when it is not upright (detection orders by the image's top-left)
+    const direction = pageDirection(regions);
+    if (direction !== 'right') regions = sortInFrame(regions, direction);
     this.lastTimings = { detMs: t1 - t0, recMs: performance.now() - t1 };
     return { width: image.width, height: image.height, regions };
   }

@@ -6,7 +6,7 @@
  * that a glyph's edge never survives.
  */
 import { detectIdentifiers, type DeidOptions } from '@esource/deid';
-import { substringBox, type OcrRegion } from '@esource/ocr';
+import { frameBox, readingDirection, substringBox, type OcrRegion } from '@esource/ocr';
 import type { SourceFileBox } from '@esource/shared';
 
 type Rect = { x: number; y: number; width: number; height: number };
@@ -15,6 +15,8 @@ type Rect = { x: number; y: number; width: number; height: number };
 export interface TextPiece {
   text: string;
   box: Rect;
+  /** the box in the reading frame of the piece's text (the page turned so that it reads left to right) */
+  lineBox: Rect;
   place(start: number, end: number, pad: number): Rect;
 }
 
@@ -34,6 +36,8 @@ export function ocrPiece(region: OcrRegion, limits: { width: number; height: num
   return {
     text: region.text,
     box: region.box,
+    // an upside-down or sideways page: its lines compared as they read
+    lineBox: frameBox(region.polygon, readingDirection(region.polygon)),
     place(start, end, pad) {
       if (!aligned) return grow(region.box, pad, limits);
       let s = starts.findIndex((o, i) => o + region.chars[i]!.text.length > start);
@@ -52,6 +56,7 @@ export function textItemPiece(item: { text: string; x: number; y: number; width:
   return {
     text: item.text,
     box,
+    lineBox: box,
     place(start, end, pad) {
       const n = Math.max(1, item.text.length);
       // one character's width of slack on each side: proportional placement is approximate
@@ -88,7 +93,7 @@ export function pageBoxes(page: number, pieces: readonly TextPiece[], opts: Deid
   let text = '';
   pieces.forEach((p, i) => {
     offsets.push(text.length);
-    text += p.text + (sameLine(p.box, pieces[i + 1]?.box) ? '\t' : '\n');
+    text += p.text + (sameLine(p.lineBox, pieces[i + 1]?.lineBox) ? '\t' : '\n');
   });
   const out: SourceFileBox[] = [];
   for (const span of detectIdentifiers(text, opts)) {
