@@ -96,6 +96,23 @@ export const crfKey = z.object({
   unscheduledId: intSchema(0).default(0),
   repeatNo: intSchema(1).default(1),
 });
+/** GET /crf/form/item/result/listFormGroup: the repeats (groups) of one form at one visit of a subject */
+export const formGroupRequest = crfKey.omit({ repeatNo: true }).extend({
+  /** also the repeats deleted with a reason (kept, marked deleted) */
+  withDeleted: z.preprocess((v) => v === true || v === 'true' || v === '1', z.boolean()).default(false),
+});
+export const formGroupRow = z.object({
+  instanceId: z.number().int(),
+  repeatNo: z.number().int(),
+  status: z.number().int(),
+  version: z.number().int(),
+  pendingReview: z.boolean(),
+  updatedAt: z.string(),
+  updatedBy: z.string().nullable(),
+  deletedAt: z.string().nullable(),
+});
+export type FormGroupRow = z.infer<typeof formGroupRow>;
+
 export const saveBatchRequest = crfKey.extend({
   /** the instance version the editor loaded; absent for a form not started yet */
   version: idSchema.optional(),

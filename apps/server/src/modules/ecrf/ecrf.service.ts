@@ -4,7 +4,7 @@
  * form's rules (types, required when shown, conditions) enforced here exactly as the web renderer applies them,
  * and certification that makes the form read-only until uncertified with a reason.
  */
-import { and, asc, desc, eq, gt, inArray, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull } from 'drizzle-orm';
 import {
   CRF_STATUS,
   ENTRY_MODE,
@@ -25,7 +25,7 @@ import {
   type SignatureMeaning,
 } from '@esource/shared';
 import type { z } from 'zod';
-import type { saveBatchRequest, unscheduledRequest } from '@esource/shared';
+import type { formGroupRequest, FormGroupRow, saveBatchRequest, unscheduledRequest } from '@esource/shared';
 import type { Db, Tx } from '../../db/client';
 import { crfInstances, crfValueHistory, crfValues, ddcShareLinks, forms, subjects, subjectUnscheduledVisits, users, visitForms, visits } from '../../db/schema';
 import { AppError, type FieldProblem } from '../../lib/errors';
@@ -95,8 +95,9 @@ interface SaveRow {
 /**
  * The save's read (issue 16): subject, the visit of its design version, the form on that visit, the live instance
  * and its values with who set them. $1 subject, $2 visit, $3 form, $4 unscheduled visit, $5 repeat, $6 project, $7
- * environment. A left-joined row that is missing comes as null. (Exported for bench/subjects.bench.ts, which also
- * sends the save's statements from a bare client.)
+ * environment. A left-joined row that is missing comes as null. The form's join also asks that the visit's link was
+ * found: PostgreSQL 18 (the embedded PGlite) otherwise returns the form for a visit that does not have it. (Exported
+ * for bench/subjects.bench.ts, which also sends the save's statements from a bare client.)
  */
 export const READ_FOR_SAVE = `select row_to_json(s) as subject, row_to_json(v) as visit, row_to_json(f) as form, row_to_json(i) as inst,
     (select json_agg(json_build_object('variable', cv.variable, 'value', cv.value, 'entryMode', cv.entry_mode, 'quality', cv.quality,
@@ -105,7 +106,7 @@ export const READ_FOR_SAVE = `select row_to_json(s) as subject, row_to_json(v) a
   from subjects s
   left join visits v on v.id = $2::int and v.version_id = s.design_version_id
   left join visit_forms vf on vf.visit_id = v.id and vf.form_id = $3::int
-  left join forms f on f.id = vf.form_id
+  left join forms f on f.id = vf.form_id and vf.visit_id is not null
   left join crf_instances i on i.subject_id = s.id and i.visit_id = $2::int and i.unscheduled_id = $4::int and i.form_id = $3::int
         and i.repeat_no = $5::int and i.deleted_at is null
  where s.id = $1::int and s.project_id = $6::int and s.env = $7::varchar`;
@@ -204,7 +205,9 @@ export class EcrfService {
       .from(subjects)
       .leftJoin(visits, and(eq(visits.id, key.visitId), eq(visits.versionId, subjects.designVersionId)))
       .leftJoin(visitForms, and(eq(visitForms.visitId, visits.id), eq(visitForms.formId, key.formId)))
-      .leftJoin(forms, eq(forms.id, visitForms.formId))
+      // "and the link was found": PostgreSQL 18 (the embedded PGlite) otherwise derives forms.id = $formId from the
+      // join above and returns the form even when the visit does not have it (docs/decisions.md, "PostgreSQL 18")
+      .leftJoin(forms, and(eq(forms.id, visitForms.formId), isNotNull(visitForms.visitId)))
       .where(and(eq(subjects.id, key.ptsId), this.subjects.scope(ctx)));
     return this.resolved(tx, key, r);
   }
@@ -249,6 +252,35 @@ export class EcrfService {
     const def = form.definition as unknown as FormDefinition;
     if (key.repeatNo > 1 && !def.cycle) throw new AppError('NOT_FOUND', { entity: 'form' });
     return { subject, visit, form, def };
+  }
+
+  /** The repeats (groups) of one form at one visit: each instance's repeat number, state and last change, in order. */
+  async formGroups(ctx: ProjectScopedContext, query: z.output<typeof formGroupRequest>): Promise<FormGroupRow[]> {
+    await this.resolve(this.db, ctx, { ...query, repeatNo: 1 });
+    const rows = await this.db
+      .select({ i: crfInstances, name: users.name })
+      .from(crfInstances)
+      .leftJoin(users, eq(users.id, crfInstances.updatedBy))
+      .where(
+        and(
+          eq(crfInstances.subjectId, query.ptsId),
+          eq(crfInstances.visitId, query.visitId),
+          eq(crfInstances.unscheduledId, query.unscheduledId),
+          eq(crfInstances.formId, query.formId),
+          query.withDeleted ? undefined : isNull(crfInstances.deletedAt),
+        ),
+      )
+      .orderBy(asc(crfInstances.repeatNo), asc(crfInstances.id));
+    return rows.map(({ i, name }) => ({
+      instanceId: i.id,
+      repeatNo: i.repeatNo,
+      status: i.status,
+      version: i.version,
+      pendingReview: i.pendingShareId !== null,
+      updatedAt: i.updatedAt.toISOString(),
+      updatedBy: name ?? null,
+      deletedAt: i.deletedAt?.toISOString() ?? null,
+    }));
   }
 
   private instanceKey(key: Key) {
