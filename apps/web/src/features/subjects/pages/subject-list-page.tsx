@@ -133,7 +133,9 @@ export default function SubjectListPage() {
   // the server counts open and replied queries for whoever may see them (null otherwise)
   const showQueries = allowed('doubt:querying:query') || allowed('doubt:replied:query');
 
-  const onTable: TableProps<SubjectListRow>['onChange'] = (_p, _f, sorter) => {
+  // sorting only: antd calls this on a page change too, after the pager's own handler (which keeps the page)
+  const onTable: TableProps<SubjectListRow>['onChange'] = (_p, _f, sorter, extra) => {
+    if (extra.action !== 'sort') return;
     const s = Array.isArray(sorter) ? sorter[0] : sorter;
     const field = (s?.columnKey ?? 'ptsNo') as SubjectFilters['sortField'];
     filter({ sortField: s?.order ? field : 'ptsNo', sortOrder: s?.order === 'descend' ? 'desc' : 'asc' });

@@ -107,7 +107,9 @@ export function UsersTab() {
         : ('descend' as const)
       : null;
 
-  const onTableChange: TableProps<UserListRow>['onChange'] = (_p, _f, sorter) => {
+  // sorting only: antd calls this on a page change too, after the pager's own handler (which keeps the page)
+  const onTableChange: TableProps<UserListRow>['onChange'] = (_p, _f, sorter, extra) => {
+    if (extra.action !== 'sort') return;
     const s = Array.isArray(sorter) ? sorter[0] : sorter;
     const field = typeof s?.field === 'string' ? (s.field as SortField) : undefined;
     if (s?.order && field && (USER_SORT_FIELDS as readonly string[]).includes(field))
