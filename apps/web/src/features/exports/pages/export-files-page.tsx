@@ -1,10 +1,10 @@
-import { useState } from 'react';
-import { App, Button, Card, Popconfirm, Progress, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { App, Button, Card, Popconfirm, Progress, Space, Tag, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
-import { LIMITS, type ExportFileView } from '@esource/shared';
+import type { ExportFileView } from '@esource/shared';
+import { PagedTable, usePaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { StudyExportButton } from '../components/study-export';
 import { exportListQuery, exportsApi, exportsKey, isLive } from '../api/exports-api';
@@ -35,9 +35,9 @@ export default function ExportFilesPage() {
   const projectId = useSession((s) => s.project?.id ?? null);
   const qc = useQueryClient();
   const has = usePms();
-  const [page, setPage] = useState<number>(LIMITS.firstPage);
-  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
-  const q = useQuery(exportListQuery({ env, projectId }, page, pageSize));
+  // a failed load offers a retry (not "no files"); a new page size starts at page 1
+  const paging = usePaging();
+  const q = useQuery(exportListQuery({ env, projectId }, paging.pageNumber, paging.pageSize));
   const remove = async (f: ExportFileView) => {
     await exportsApi.remove(f.id);
     void message.success(t('deleted', { name: f.fileName }));
@@ -54,25 +54,21 @@ export default function ExportFilesPage() {
           </Button>
         </Space>
       </div>
-      <Table<ExportFileView>
+      <PagedTable<ExportFileView>
         rowKey="id"
         size="small"
-        loading={q.isLoading}
-        dataSource={q.data?.content ?? []}
-        locale={{ emptyText: t('page.empty') }}
-        data-testid="export-files"
-        pagination={{
-          current: page,
-          pageSize,
-          total: q.data?.totalCount ?? 0,
-          pageSizeOptions: LIMITS.pageSizes.map(String),
-          showSizeChanger: true,
-          showTotal: (n) => t('page.total', { count: n }),
-          onChange: (p, s) => {
-            setPage(p);
-            setPageSize(s);
-          },
+        // polled while a file is being made: the spinner only for the first load, not every poll
+        query={{ ...q, isFetching: q.isLoading }}
+        page={paging.pageNumber}
+        pageSize={paging.pageSize}
+        onPage={paging.onPage}
+        empty={t('page.empty')}
+        texts={{
+          loadFailed: t('page.loadFailed'),
+          retry: t('page.retry'),
+          total: (n) => t('page.total', { count: n }),
         }}
+        data-testid="export-files"
         columns={[
           {
             title: t('col.file'),
@@ -92,7 +88,7 @@ export default function ExportFilesPage() {
           {
             title: t('col.status'),
             key: 'status',
-            width: 200,
+            width: 170,
             render: (_: unknown, f) =>
               isLive(f) ? (
                 <Space orientation="vertical" size={0} style={{ width: '100%' }}>
@@ -127,7 +123,7 @@ export default function ExportFilesPage() {
           {
             title: t('col.actions'),
             key: 'actions',
-            width: 170,
+            width: 230,
             render: (_: unknown, f) => (
               <Space size={4}>
                 <Button
