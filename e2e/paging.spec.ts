@@ -21,13 +21,17 @@ async function widen(page: Page, api: string, seen: number[]): Promise<void> {
   await page.route(`**/api${api}*`, async (route) => {
     const n = pageNumberOf(route.request());
     if (n !== null) seen.push(n);
-    const res = await route.fetch();
-    const json = (await res.json()) as { data?: { totalCount?: number; total?: number } };
-    if (json.data) {
-      json.data.totalCount = TOTAL;
-      if ('total' in json.data) json.data.total = TOTAL;
+    try {
+      const res = await route.fetch();
+      const json = (await res.json()) as { data?: { totalCount?: number; total?: number } };
+      if (json.data) {
+        json.data.totalCount = TOTAL;
+        if ('total' in json.data) json.data.total = TOTAL;
+      }
+      await route.fulfill({ response: res, json });
+    } catch {
+      // the page moved on (a newer request, the test's end) while this one was in flight
     }
-    await route.fulfill({ response: res, json });
   });
 }
 
@@ -62,7 +66,14 @@ async function checkPager(page: Page, tableId: string, seen: number[], inUrl: bo
 }
 
 /** `inUrl`: the list keeps its page in the URL's pageNumber (spec §2) */
-const LISTS: { name: string; account: string; path: string; api: string; table: string; inUrl: boolean }[] = [
+const LISTS: {
+  name: string;
+  account: string;
+  path: string;
+  api: string;
+  table: string;
+  inUrl: boolean;
+}[] = [
   {
     name: 'subject list',
     account: 'dm',

@@ -7,6 +7,7 @@ import { LIMITS } from '@esource/shared';
 import { Button, Empty, Result, Table } from 'antd';
 import type { TableColumnsType, TableProps } from 'antd';
 import { tablePagination } from '../lib/pagination';
+import { usePageParam } from '../lib/use-page-param';
 
 /** The width a column without one is given in the scroll width (it takes more when the page is wider). */
 export const FLEX_COLUMN_MIN = 200;
@@ -81,6 +82,25 @@ export function PagedTable<T extends object>({
       })}
     />
   );
+}
+
+/**
+ * The page state of a page's main list, its page number kept in the URL as `pageNumber` (spec §2: a link or a reload
+ * opens the same page); otherwise as usePaging. For lists in tabs and drawers, which would share the parameter, use
+ * usePaging.
+ */
+export function useUrlPaging() {
+  const [pageNumber, setPageNumber] = usePageParam();
+  const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  return {
+    pageNumber,
+    pageSize,
+    onPage: (p: number, s: number) => {
+      setPageNumber(s !== pageSize ? LIMITS.firstPage : p);
+      setPageSize(s);
+    },
+    first: () => setPageNumber(LIMITS.firstPage),
+  };
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   type ShareRow,
   type ShareStatus,
 } from '@esource/shared';
-import { PagedTable, usePaging } from '../../../components/paged-table';
+import { PagedTable, useUrlPaging } from '../../../components/paged-table';
 import { ApiError } from '../../../lib/api-client';
 import { usePms, useSession } from '../../session';
 import { SiteFilter, subjectDetailPath } from '../../subjects';
@@ -51,7 +51,7 @@ export default function DdcSharePage() {
   const language = useSession((s) => s.language);
   const loginType = useSession((s) => s.loginType);
   const projectId = useSession((s) => s.project?.id ?? null);
-  const paging = usePaging();
+  const paging = useUrlPaging();
   const [filters, setFilters] = useState<ShareFilters>({});
   const [creating, setCreating] = useState(false);
   const [shown, setShown] = useState<{ code: string; expiresAt: string } | null>(null);

@@ -12,7 +12,7 @@ import {
   type FeedbackRow,
   type FeedbackStatus,
 } from '@esource/shared';
-import { PagedTable, usePaging } from '../../../components/paged-table';
+import { PagedTable, useUrlPaging } from '../../../components/paged-table';
 import { saveBlob } from '../../../lib/download';
 import { usePms } from '../../session';
 import { feedbackApi, feedbackPageQuery, type FeedbackListFilters } from '../api/feedback-api';
@@ -31,7 +31,7 @@ export default function FeedbackPage() {
   const { t } = useTranslation('feedback');
   const { message } = App.useApp();
   const has = usePms();
-  const paging = usePaging();
+  const paging = useUrlPaging();
   const [filters, setFilters] = useState<FeedbackListFilters>({});
   const [openId, setOpenId] = useState<number | null>(null);
   const [exporting, setExporting] = useState(false);

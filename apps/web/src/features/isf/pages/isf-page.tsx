@@ -7,7 +7,7 @@ import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import type { IsfDocRow } from '@esource/shared';
-import { PagedTable, usePaging } from '../../../components/paged-table';
+import { PagedTable, useUrlPaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { SiteFilter } from '../../subjects';
 import { FileStatusTag, PageImage, reviewPath } from '../../documents';
@@ -33,7 +33,7 @@ export default function IsfPage() {
   const scope = { env, projectId };
   const [filters, setFilters] = useState<IsfFilters>({});
   const [keyword, setKeyword] = useState('');
-  const paging = usePaging();
+  const paging = useUrlPaging();
   const { pageNumber, pageSize } = paging;
   const [uploading, setUploading] = useState<UploadTarget | null>(null);
   const [kindsOpen, setKindsOpen] = useState(false);

@@ -7,7 +7,7 @@ import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { QUERY_STATUS_PERMISSION, type QueryView } from '@esource/shared';
-import { PagedTable, usePaging } from '../../../components/paged-table';
+import { PagedTable, useUrlPaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { SiteFilter } from '../../subjects';
 import { queriesApi, queryCountsQuery, queryPageQuery, type QueryFilters } from '../api/queries-api';
@@ -43,7 +43,7 @@ export default function QueryListPage() {
   );
   const [ptsNo, setPtsNo] = useState('');
   const [keyword, setKeyword] = useState('');
-  const paging = usePaging();
+  const paging = useUrlPaging();
   const { pageNumber, pageSize } = paging;
   const [open, setOpen] = useState<number | null>(null);
   const [exporting, setExporting] = useState(false);

@@ -7,7 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import type { MedicationSubjectRow } from '@esource/shared';
-import { PagedTable, usePaging } from '../../../components/paged-table';
+import { PagedTable, useUrlPaging } from '../../../components/paged-table';
 import { useSession } from '../../session';
 import { SiteFilter } from '../../subjects';
 import { medicationSubjectsQuery, type MedicationFilters } from '../api/safety-api';
@@ -27,7 +27,7 @@ export default function MedicationPage() {
   const { t } = useTranslation('safety');
   const env = useSession((s) => s.env);
   const projectId = useSession((s) => s.project?.id ?? null);
-  const paging = usePaging();
+  const paging = useUrlPaging();
   const [filters, setFilters] = useState<MedicationFilters>({});
   const [ptsNo, setPtsNo] = useState('');
   const [keyword, setKeyword] = useState('');

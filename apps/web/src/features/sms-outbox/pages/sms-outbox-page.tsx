@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import type { SmsOutboxRow } from '@esource/shared';
-import { PagedTable, usePaging } from '../../../components/paged-table';
+import { PagedTable, useUrlPaging } from '../../../components/paged-table';
 import { smsOutboxQuery } from '../api/sms-outbox-api';
 
 /**
@@ -18,7 +18,7 @@ export default function SmsOutboxPage() {
   const { t } = useTranslation('smsOutbox');
   const [phoneText, setPhoneText] = useState('');
   const [phone, setPhone] = useState<string | undefined>(undefined);
-  const { pageNumber, pageSize, onPage, first } = usePaging();
+  const { pageNumber, pageSize, onPage, first } = useUrlPaging();
   const q = useQuery(smsOutboxQuery({ pageNumber, pageSize, ...(phone ? { phone } : {}) }));
   const provider = q.data?.provider;
 

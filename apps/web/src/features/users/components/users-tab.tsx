@@ -27,7 +27,7 @@ import {
   type UserListFilters,
 } from '../api/users-api';
 import { usePms } from '../../session';
-import { usePageParam } from '../lib/use-page-param';
+import { usePageParam } from '../../../lib/use-page-param';
 import { UserFormDialog } from './user-form-dialog';
 import { ImportDialog } from './import-dialog';
 import { PagedTable } from '../../../components/paged-table';

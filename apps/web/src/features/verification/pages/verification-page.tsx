@@ -7,7 +7,7 @@ import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
 import { SDV_SHARE, type VerificationRow } from '@esource/shared';
-import { PagedTable, usePaging } from '../../../components/paged-table';
+import { PagedTable, useUrlPaging } from '../../../components/paged-table';
 import { usePms, useSession } from '../../session';
 import { SiteFilter, subjectDetailPath } from '../../subjects';
 import { verificationPageQuery, type VerificationFilters } from '../api/verification-api';
@@ -30,7 +30,7 @@ export default function VerificationPage() {
   const scope = { env, projectId };
   const [filters, setFilters] = useState<VerificationFilters>({ state: 'remaining', requiredOnly: true });
   const [ptsNo, setPtsNo] = useState('');
-  const paging = usePaging();
+  const paging = useUrlPaging();
   const { pageNumber, pageSize } = paging;
   const [riskOpen, setRiskOpen] = useState(false);
   const q = useQuery(verificationPageQuery(scope, filters, pageNumber, pageSize));
