@@ -92,6 +92,16 @@ export function PagedTable<T extends object>({
 export function useUrlPaging() {
   const [pageNumber, setPageNumber] = usePageParam();
   const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
+  return paging(pageNumber, setPageNumber, pageSize, setPageSize);
+}
+
+/** A new size starts again at page 1; `first()` goes back to page 1. */
+function paging(
+  pageNumber: number,
+  setPageNumber: (p: number) => void,
+  pageSize: number,
+  setPageSize: (s: number) => void,
+) {
   return {
     pageNumber,
     pageSize,
@@ -110,13 +120,5 @@ export function useUrlPaging() {
 export function usePaging() {
   const [pageNumber, setPageNumber] = useState<number>(LIMITS.firstPage);
   const [pageSize, setPageSize] = useState<number>(LIMITS.defaultPageSize);
-  return {
-    pageNumber,
-    pageSize,
-    onPage: (p: number, s: number) => {
-      setPageNumber(s !== pageSize ? LIMITS.firstPage : p);
-      setPageSize(s);
-    },
-    first: () => setPageNumber(LIMITS.firstPage),
-  };
+  return paging(pageNumber, setPageNumber, pageSize, setPageSize);
 }
