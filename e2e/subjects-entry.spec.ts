@@ -389,6 +389,16 @@ test('screens in Chinese, timeline, task list and calendar', async ({ browser })
   await shot(p, 'subjects-timeline-en.png');
   await p.goto('/project/visitTimeline/taskList');
   await expect(p.getByTestId('task-table')).toContainText(NO);
+  // this subject's tasks only, then only its overdue ones (V1), by the list's own filters
+  await p.getByTestId('task-search').locator('input').fill(NO);
+  await p.getByTestId('task-search').locator('input').press('Enter');
+  const taskRows = p.getByTestId('task-table').locator('tbody tr.ant-table-row');
+  await expect(taskRows.first()).toContainText(NO);
+  expect((await taskRows.allInnerTexts()).every((r) => r.includes(NO))).toBe(true);
+  await p.getByTestId('task-state').click();
+  await p.locator('.ant-select-item-option', { hasText: 'Overdue' }).click();
+  await expect(taskRows).toHaveCount(1);
+  await expect(taskRows.first()).toContainText('V1');
   await shot(p, 'subjects-tasks-en.png');
   await p.goto('/project/calendar');
   await expect(p.getByTestId('calendar-page')).toContainText(new RegExp(`${NO} V[123]`));

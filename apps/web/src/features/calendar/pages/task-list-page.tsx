@@ -1,8 +1,10 @@
-import { Card, Empty, Result, Table, Tag, Typography } from 'antd';
+import { useMemo, useState } from 'react';
+import { Card, Empty, Input, Result, Select, Space, Table, Tag, Typography } from 'antd';
 import dayjs from 'dayjs';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { VISIT_RANGE_MAX_DAYS, visitLabel } from '@esource/shared';
+import { LIMITS, VISIT_RANGE_MAX_DAYS, visitLabel } from '@esource/shared';
+import { tablePagination } from '../../../lib/pagination';
 import { useSession } from '../../session';
 import { VisitStateTag, subjectDetailPath } from '../../subjects';
 import { tasks, type VisitOccurrence } from '../calendar-logic';
@@ -21,7 +23,19 @@ export default function TaskListPage() {
     to: dayjs().add(1, 'day').format('YYYY-MM-DD'),
     states: ['inWindow', 'overdue'],
   });
-  const rows = tasks(all.visits);
+  const [state, setState] = useState<'inWindow' | 'overdue' | undefined>();
+  const [search, setSearch] = useState('');
+  const [page, setPage] = useState<{ page: number; pageSize: number }>({
+    page: LIMITS.firstPage,
+    pageSize: LIMITS.defaultPageSize,
+  });
+  const pending = useMemo(() => tasks(all.visits), [all.visits]);
+  // filtered on the page: the list is every visit in window or overdue at once (capped, see truncated)
+  const rows = useMemo(() => {
+    const q = search.trim().toLowerCase();
+    return pending.filter((r) => (!state || r.state === state) && (!q || r.ptsNo.toLowerCase().includes(q)));
+  }, [pending, state, search]);
+  const refilter = () => setPage((p) => ({ ...p, page: LIMITS.firstPage }));
   return (
     <div data-testid="task-list-page">
       <Card size="small" title={t('tasks.title')}>
@@ -31,6 +45,33 @@ export default function TaskListPage() {
             {t('tasks.truncated', { n: all.limit })}
           </Typography.Paragraph>
         ) : null}
+        <Space wrap style={{ marginBottom: 12 }}>
+          <Input.Search
+            allowClear
+            style={{ width: 240 }}
+            placeholder={t('tasks.search')}
+            onSearch={(v) => {
+              setSearch(v);
+              refilter();
+            }}
+            data-testid="task-search"
+          />
+          <Select
+            allowClear
+            style={{ width: 180 }}
+            placeholder={t('tasks.allStates')}
+            value={state}
+            onChange={(v) => {
+              setState(v);
+              refilter();
+            }}
+            options={(['inWindow', 'overdue'] as const).map((v) => ({
+              value: v,
+              label: t(`visitState.${v}`),
+            }))}
+            data-testid="task-state"
+          />
+        </Space>
         {all.error ? (
           <Result status="warning" title={t('loadFailed')} subTitle={all.error} />
         ) : (
@@ -40,14 +81,25 @@ export default function TaskListPage() {
             loading={all.loading}
             dataSource={rows}
             data-testid="task-table"
-            pagination={{ pageSize: 50, showSizeChanger: false }}
+            pagination={tablePagination({
+              ...page,
+              total: rows.length,
+              showTotal: (n) => t('tasks.total', { count: n }),
+              onChange: (p, size) => setPage({ page: p, pageSize: size }),
+            })}
             locale={{
-              emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('tasks.empty')} />,
+              emptyText: (
+                <Empty
+                  image={Empty.PRESENTED_IMAGE_SIMPLE}
+                  description={pending.length && (state || search) ? t('noMatch') : t('tasks.empty')}
+                />
+              ),
             }}
             columns={[
               {
                 title: t('col.ptsNo'),
                 key: 'ptsNo',
+                sorter: (a, b) => a.ptsNo.localeCompare(b.ptsNo),
                 render: (_: unknown, r) => (
                   <Link
                     to={subjectDetailPath(
@@ -73,16 +125,19 @@ export default function TaskListPage() {
                 title: t('tasks.planned'),
                 dataIndex: 'planned',
                 key: 'planned',
+                sorter: (a, b) => (a.planned ?? '').localeCompare(b.planned ?? ''),
                 render: (v: string | null) => v ?? '—',
               },
               {
                 title: t('tasks.window'),
                 key: 'window',
+                sorter: (a, b) => (a.end ?? '').localeCompare(b.end ?? ''),
                 render: (_: unknown, r) => `${r.start ?? '—'} ~ ${r.end ?? '—'}`,
               },
               {
                 title: t('col.status'),
                 key: 'state',
+                sorter: (a, b) => a.state.localeCompare(b.state),
                 render: (_: unknown, r) => <VisitStateTag state={r.state} />,
               },
               {
