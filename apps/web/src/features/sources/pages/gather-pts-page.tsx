@@ -11,6 +11,9 @@ import { fmtTime, TaskTable } from '../components/task-table';
 import { idParam } from './source-data-page';
 import '../sources.css';
 
+/** the server sends a subject's latest 50 extraction tasks (records.service gatherPts); the report has them all */
+const GATHER_TASKS_SHOWN = 50;
+
 /**
  * /project/SickFile/gatherPtsData/detail?ptsId=: a subject's data acquisition — records by document type, the
  * connections of their site, matched hospital patients, and every extraction task (trigger, status, times, what
@@ -101,6 +104,11 @@ export default function GatherPtsPage() {
           data-testid="gather-tasks"
           locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('gather.noTasks')} /> }}
         />
+        {d.tasks.length >= GATHER_TASKS_SHOWN ? (
+          <Typography.Paragraph type="secondary" style={{ marginTop: 8 }} data-testid="gather-tasks-capped">
+            {t('gather.tasksCapped', { n: GATHER_TASKS_SHOWN })} <Link to="/project/reports">{t('gather.allTasks')}</Link>
+          </Typography.Paragraph>
+        ) : null}
       </Card>
     </div>
   );
