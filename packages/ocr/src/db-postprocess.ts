@@ -106,16 +106,24 @@ export function boxScore(map: ProbMap, q: Quad): number {
 
 /** Top to bottom, then left to right within a line (boxes whose tops differ by < 10 px share a line), as PaddleOCR. */
 export function sortReadingOrder(boxes: Quad[]): Quad[] {
-  const sorted = [...boxes].sort((a, b) => a[0].y - b[0].y || a[0].x - b[0].x);
+  return sortLines(boxes.map((q) => ({ item: q, x: q[0].x, y: q[0].y, tolerance: 10 })));
+}
+
+/**
+ * Items by their top (y), then left to right (x) among items whose tops differ by less than the smaller of their
+ * `tolerance`s (one line): PaddleOCR's ordering, also used in a turned page's own frame (orientation.ts).
+ */
+export function sortLines<T>(items: { item: T; x: number; y: number; tolerance: number }[]): T[] {
+  const sorted = [...items].sort((a, b) => a.y - b.y || a.x - b.x);
   for (let i = 0; i < sorted.length - 1; i++) {
     for (let j = i; j >= 0; j--) {
       const a = sorted[j]!;
       const b = sorted[j + 1]!;
-      if (Math.abs(b[0].y - a[0].y) < 10 && b[0].x < a[0].x) [sorted[j], sorted[j + 1]] = [b, a];
+      if (Math.abs(b.y - a.y) < Math.min(a.tolerance, b.tolerance) && b.x < a.x) [sorted[j], sorted[j + 1]] = [b, a];
       else break;
     }
   }
-  return sorted;
+  return sorted.map((s) => s.item);
 }
 
 function clamp(v: number, lo: number, hi: number): number {

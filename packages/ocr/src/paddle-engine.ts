@@ -12,6 +12,13 @@ const SURE = 0.9;
 /** A line decides the page's way round when one reading beats the other by this much. */
 const DECISIVE = 0.2;
 
+/** One reading of a detected region: which way round it was read, and what was read. */
+interface Reading {
+  polygon: Quad;
+  flipped: boolean;
+  line: RecognisedLine;
+}
+
 /** Engine settings: model files, detection size limit, CPU threads (0 = onnxruntime's default). */
 export interface PaddleOptions {
   models?: ModelPaths;
@@ -63,19 +70,21 @@ export class PaddleEngine implements OcrEngine {
     // which way round the page's lines read: learnt from the lines that decide it (an upside-down scan, a photo
     // taken the other way), tried first on the next lines; a line not read surely is also tried the other way
     let votes = 0;
+    const read = async (upright: Quad, flipped: boolean): Promise<Reading> => {
+      const polygon = flipped ? flipQuad(upright) : upright;
+      return { polygon, flipped, line: await recognizeQuad(this.rec, this.dictionary, image, polygon) };
+    };
     for (const detected of quads) {
       const upright = readingQuad(detected);
-      let polygon = votes < 0 ? flipQuad(upright) : upright;
-      let line: RecognisedLine = await recognizeQuad(this.rec, this.dictionary, image, polygon);
-      if (line.confidence < SURE) {
-        const other = flipQuad(polygon);
-        const alt = await recognizeQuad(this.rec, this.dictionary, image, other);
-        if (Math.abs(alt.confidence - line.confidence) >= DECISIVE) votes += (alt.confidence > line.confidence) === (polygon === upright) ? -1 : 1;
-        if (alt.confidence > line.confidence) {
-          line = alt;
-          polygon = other;
-        }
+      // votes > 0: lines so far read upright; < 0: turned half round
+      let best = await read(upright, votes < 0);
+      if (best.line.confidence < SURE) {
+        const other = await read(upright, !best.flipped);
+        const winner = other.line.confidence > best.line.confidence ? other : best;
+        if (Math.abs(other.line.confidence - best.line.confidence) >= DECISIVE) votes += winner.flipped ? -1 : 1;
+        best = winner;
       }
+      const { line, polygon } = best;
       if (!line.text || line.confidence < minConfidence) continue;
       regions.push({ ...line, confidence: Math.round(line.confidence * 1000) / 1000, box: boundingBox(polygon), polygon });
     }

@@ -10,6 +10,8 @@ export const LIMITS = {
   pageSizes: [50, 100, 200] as const,
   defaultPageSize: 50,
   firstPage: 1,
+  /** a subject's latest extraction tasks on its source-data page (the extraction report lists them all) */
+  gatherTasksShown: 50,
   imageMaxBytes: 2 * 1024 * 1024,
   sourceUploadImages: 20,
   imageBatchCount: 100,

@@ -1,8 +1,9 @@
 /**
  * A design imported from a CDISC ODM 1.3.2 study definition (issue 14 item 1): the file must be well-formed, valid
- * against the ODM 1.3.2 schema once vendor extensions are set aside (odm-extensions.ts) and refer only to OIDs it defines — otherwise it is refused with the line and the
- * reason ('Import failed, data format is not correct'). What of a valid file our design cannot hold is listed
- * (line, OID, element, reason) with the new version, never silently dropped.
+ * against the ODM 1.3.2 schema once vendor extensions are set aside (odm-extensions.ts), and refer only to OIDs it
+ * defines — otherwise it is refused with the line and the reason ('Import failed, data format is not correct'). What
+ * of a valid file our design cannot hold is listed (line, OID, element, reason) with the new version, never silently
+ * dropped.
  */
 import { OdmError, odmToDesign, parseOdmStudy, validateOdm, withoutVendorExtensions, type OdmUnmapped } from '@esource/interop';
 import type { DesignExportFile, Language } from '@esource/shared';

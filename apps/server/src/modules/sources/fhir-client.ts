@@ -6,6 +6,7 @@
  * RS384/ES384 client assertion, token cached until it expires) or a bearer token.
  */
 import { createPrivateKey, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { medicationKey } from '@esource/interop';
 import { FHIR_DATE_PARAM, type FhirConnectionConfig, type FhirSearchType } from '@esource/shared';
 
 /** A failure with a message key (source.error.*) and its parameters: stored on the task, shown translated. */
@@ -213,7 +214,8 @@ export class FhirClient {
    * does not return is left out: its prescription keeps the reference's display.
    */
   async readMedications(keys: readonly string[]): Promise<Json[]> {
-    const ids = keys.map((k) => k.slice('Medication/'.length)).filter((id) => /^[A-Za-z0-9\-.]{1,64}$/.test(id));
+    // only well-formed ids of this server's Medications: never a URL taken from the data
+    const ids = keys.flatMap((k) => medicationKey(k)?.slice('Medication/'.length) ?? []);
     const out: Json[] = [];
     for (let i = 0; i < ids.length; i += 50) {
       const slice = ids.slice(i, i + 50);

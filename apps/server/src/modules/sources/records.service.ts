@@ -6,6 +6,7 @@
 import { and, asc, count, desc, eq, gte, ilike, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import {
+  LIMITS,
   TASK_STATUS,
   type ChangeRow,
   type changeReportRequest,
@@ -138,7 +139,7 @@ export class RecordsService {
   async gatherPts(ctx: ProjectScopedContext, ptsId: number): Promise<GatherPtsDataDetail> {
     const s = await this.extract.subjectOf(ctx, ptsId);
     const [site] = await this.db.select({ name: sites.name }).from(sites).where(eq(sites.id, s.siteId));
-    const tasks = await this.extract.taskViews(ctx.language, and(this.extract.taskScope(ctx), eq(sourceExtractTasks.subjectId, ptsId)), { limit: 50 });
+    const tasks = await this.extract.taskViews(ctx.language, and(this.extract.taskScope(ctx), eq(sourceExtractTasks.subjectId, ptsId)), { limit: LIMITS.gatherTasksShown });
     const conns = await this.db
       .select({ id: sourceConnections.id, name: sourceConnections.name, kind: sourceConnections.kind, enabled: sourceConnections.enabled })
       .from(sourceConnections)

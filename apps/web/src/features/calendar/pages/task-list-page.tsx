@@ -3,7 +3,8 @@ import { Card, Empty, Input, Result, Select, Space, Table, Tag, Typography } fro
 import dayjs from 'dayjs';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { LIMITS, VISIT_RANGE_MAX_DAYS, visitLabel } from '@esource/shared';
+import { VISIT_RANGE_MAX_DAYS, visitLabel } from '@esource/shared';
+import { usePaging } from '../../../components/paged-table';
 import { tablePagination } from '../../../lib/pagination';
 import { useSession } from '../../session';
 import { VisitStateTag, subjectDetailPath } from '../../subjects';
@@ -25,17 +26,13 @@ export default function TaskListPage() {
   });
   const [state, setState] = useState<'inWindow' | 'overdue' | undefined>();
   const [search, setSearch] = useState('');
-  const [page, setPage] = useState<{ page: number; pageSize: number }>({
-    page: LIMITS.firstPage,
-    pageSize: LIMITS.defaultPageSize,
-  });
+  const paging = usePaging();
   const pending = useMemo(() => tasks(all.visits), [all.visits]);
   // filtered on the page: the list is every visit in window or overdue at once (capped, see truncated)
   const rows = useMemo(() => {
     const q = search.trim().toLowerCase();
     return pending.filter((r) => (!state || r.state === state) && (!q || r.ptsNo.toLowerCase().includes(q)));
   }, [pending, state, search]);
-  const refilter = () => setPage((p) => ({ ...p, page: LIMITS.firstPage }));
   return (
     <div data-testid="task-list-page">
       <Card size="small" title={t('tasks.title')}>
@@ -52,7 +49,7 @@ export default function TaskListPage() {
             placeholder={t('tasks.search')}
             onSearch={(v) => {
               setSearch(v);
-              refilter();
+              paging.first();
             }}
             data-testid="task-search"
           />
@@ -63,7 +60,7 @@ export default function TaskListPage() {
             value={state}
             onChange={(v) => {
               setState(v);
-              refilter();
+              paging.first();
             }}
             options={(['inWindow', 'overdue'] as const).map((v) => ({
               value: v,
@@ -82,10 +79,11 @@ export default function TaskListPage() {
             dataSource={rows}
             data-testid="task-table"
             pagination={tablePagination({
-              ...page,
+              page: paging.pageNumber,
+              pageSize: paging.pageSize,
               total: rows.length,
               showTotal: (n) => t('tasks.total', { count: n }),
-              onChange: (p, size) => setPage({ page: p, pageSize: size }),
+              onChange: paging.onPage,
             })}
             locale={{
               emptyText: (

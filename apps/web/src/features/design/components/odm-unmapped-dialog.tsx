@@ -2,7 +2,8 @@ import { useMemo, useState } from 'react';
 import { Alert, Button, Input, Modal, Select, Space, Table } from 'antd';
 import type { TableColumnsType } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { LIMITS, type DesignImportResult } from '@esource/shared';
+import type { DesignImportResult } from '@esource/shared';
+import { usePaging } from '../../../components/paged-table';
 import { tablePagination } from '../../../lib/pagination';
 import { saveBlob } from '../../../lib/download';
 
@@ -30,10 +31,7 @@ export function OdmUnmappedDialog({
   const rows = useMemo(() => version?.unmapped ?? [], [version]);
   const [reason, setReason] = useState<string | undefined>();
   const [text, setText] = useState('');
-  const [page, setPage] = useState<{ page: number; pageSize: number }>({
-    page: LIMITS.firstPage,
-    pageSize: LIMITS.pageSizes[0],
-  });
+  const paging = usePaging();
   const reasons = useMemo(() => [...new Set(rows.map((r) => r.reason))].sort(), [rows]);
   const shown = useMemo(() => {
     const q = text.trim().toLowerCase();
@@ -108,7 +106,7 @@ export function OdmUnmappedDialog({
             value={reason}
             onChange={(v) => {
               setReason(v);
-              setPage((p) => ({ ...p, page: LIMITS.firstPage }));
+              paging.first();
             }}
             options={reasons.map((r) => ({
               value: r,
@@ -122,7 +120,7 @@ export function OdmUnmappedDialog({
             placeholder={t('odmUnmapped.search')}
             onSearch={(v) => {
               setText(v);
-              setPage((p) => ({ ...p, page: LIMITS.firstPage }));
+              paging.first();
             }}
             data-testid="odm-unmapped-search"
           />
@@ -135,10 +133,11 @@ export function OdmUnmappedDialog({
           locale={{ emptyText: t('odmUnmapped.empty') }}
           scroll={{ y: 420 }}
           pagination={tablePagination({
-            ...page,
+            page: paging.pageNumber,
+            pageSize: paging.pageSize,
             total: shown.length,
             showTotal: (n) => t('odmUnmapped.total', { count: n }),
-            onChange: (p, s) => setPage({ page: p, pageSize: s }),
+            onChange: paging.onPage,
           })}
         />
       </div>

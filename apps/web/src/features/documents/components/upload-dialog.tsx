@@ -4,8 +4,8 @@ import type { UploadFile } from 'antd';
 import { InboxOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../../../lib/api-client';
 import { LIMITS, SOURCE_FILE_STATUS } from '@esource/shared';
+import { ApiError } from '../../../lib/api-client';
 import { useSession } from '../../session';
 import { subjectPageQuery } from '../../subjects';
 import { afterDocumentChange, docTypesQuery, documentsApi } from '../api/documents-api';
@@ -43,16 +43,9 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
     enabled: open && projectId !== null,
   });
   const types = useQuery(docTypesQuery(scope));
-  const stages = useQuery({
-    queryKey: ['documents', 'stages', ptsId],
-    queryFn: () => documentsApi.stages(ptsId!),
-    enabled: open && ptsId !== undefined,
-  });
+  const stages = useQuery({ queryKey: ['documents', 'stages', ptsId], queryFn: () => documentsApi.stages(ptsId!), enabled: open && ptsId !== undefined });
   const existing = useQuery({
-    ...{
-      queryKey: ['documents', 'subjectCount', ptsId],
-      queryFn: () => documentsApi.page({ ptsId: ptsId! }, 1, 50),
-    },
+    ...{ queryKey: ['documents', 'subjectCount', ptsId], queryFn: () => documentsApi.page({ ptsId: ptsId! }, 1, 50) },
     enabled: open && ptsId !== undefined,
   });
   const picked = files.map((f) => f.originFileObj).filter((f): f is NonNullable<typeof f> => Boolean(f));
@@ -98,10 +91,7 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
       okText={t('upload.start')}
       cancelText={t('cancel')}
       confirmLoading={busy}
-      okButtonProps={{
-        disabled: !ptsId || !docType || picked.length === 0 || problems.length > 0,
-        'data-testid': 'upload-ok',
-      }}
+      okButtonProps={{ disabled: !ptsId || !docType || picked.length === 0 || problems.length > 0, 'data-testid': 'upload-ok' }}
       onOk={() => void submit()}
       onCancel={() => {
         if (busy) return;
@@ -133,10 +123,7 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
             }}
             loading={subjects.isFetching}
             notFoundContent={subjects.isFetching ? null : t('upload.noSubject')}
-            options={(subjects.data?.content ?? []).map((s) => ({
-              value: s.ptsId,
-              label: `${s.ptsNo} · ${s.siteName}`,
-            }))}
+            options={(subjects.data?.content ?? []).map((s) => ({ value: s.ptsId, label: `${s.ptsNo} · ${s.siteName}` }))}
             data-testid="upload-subject"
           />
         </Form.Item>
@@ -160,10 +147,7 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
             loading={stages.isFetching}
             options={(stages.data ?? [])
               .filter((v) => v.unscheduledId === 0)
-              .map((v) => ({
-                value: v.visitId,
-                label: `${v.code} ${language === 'en_US' && v.nameEn ? v.nameEn : v.name}${v.planned ? ` · ${v.planned}` : ''}`,
-              }))}
+              .map((v) => ({ value: v.visitId, label: `${v.code} ${language === 'en_US' && v.nameEn ? v.nameEn : v.name}${v.planned ? ` · ${v.planned}` : ''}` }))}
             data-testid="upload-visit"
           />
         </Form.Item>
@@ -204,15 +188,7 @@ export function UploadDialog({ open, onClose, ptsId: fixed }: Props) {
           }
         />
       ) : null}
-      {serverError ? (
-        <Alert
-          type="error"
-          showIcon
-          title={serverError}
-          data-testid="upload-error"
-          style={{ marginTop: 8 }}
-        />
-      ) : null}
+      {serverError ? <Alert type="error" showIcon title={serverError} data-testid="upload-error" style={{ marginTop: 8 }} /> : null}
     </Modal>
   );
 }

@@ -2,7 +2,7 @@ import { Card, Col, Descriptions, Empty, Result, Row, Skeleton, Space, Statistic
 import { useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { SOURCE_DOC_TYPES } from '@esource/shared';
+import { LIMITS, SOURCE_DOC_TYPES } from '@esource/shared';
 import { useSession } from '../../session';
 import { gatherPtsQuery } from '../api/sources-api';
 import { LatestExtraction } from '../components/latest-extraction';
@@ -10,9 +10,6 @@ import { RunExtractionButton } from '../components/run-extraction';
 import { fmtTime, TaskTable } from '../components/task-table';
 import { idParam } from './source-data-page';
 import '../sources.css';
-
-/** the server sends a subject's latest 50 extraction tasks (records.service gatherPts); the report has them all */
-const GATHER_TASKS_SHOWN = 50;
 
 /**
  * /project/SickFile/gatherPtsData/detail?ptsId=: a subject's data acquisition — records by document type, the
@@ -104,9 +101,9 @@ export default function GatherPtsPage() {
           data-testid="gather-tasks"
           locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('gather.noTasks')} /> }}
         />
-        {d.tasks.length >= GATHER_TASKS_SHOWN ? (
+        {d.tasks.length >= LIMITS.gatherTasksShown ? (
           <Typography.Paragraph type="secondary" style={{ marginTop: 8 }} data-testid="gather-tasks-capped">
-            {t('gather.tasksCapped', { n: GATHER_TASKS_SHOWN })} <Link to="/project/reports">{t('gather.allTasks')}</Link>
+            {t('gather.tasksCapped', { n: LIMITS.gatherTasksShown })} <Link to="/project/reports">{t('gather.allTasks')}</Link>
           </Typography.Paragraph>
         ) : null}
       </Card>
