@@ -202,3 +202,37 @@ describe('SMART Backend Services', () => {
     });
   }
 });
+
+describe('FHIR client: Medications named by prescriptions', () => {
+  it('reads them by _id, only as well-formed ids, and goes on without them when the server refuses the search', async () => {
+    const asked: string[] = [];
+    let refuse = false;
+    const server = http.createServer((req, res) => {
+      asked.push(req.url ?? '');
+      if (refuse) {
+        res.writeHead(400, { 'content-type': 'application/fhir+json' });
+        res.end(JSON.stringify({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'not-supported', diagnostics: '_id is not supported' }] }));
+        return;
+      }
+      const ids = (new URL(req.url ?? '', 'http://x').searchParams.get('_id') ?? '').split(',');
+      res.writeHead(200, { 'content-type': 'application/fhir+json' });
+      res.end(JSON.stringify({ resourceType: 'Bundle', type: 'searchset', entry: ids.filter((id) => id === 'm1').map((id) => ({ resource: { resourceType: 'Medication', id, code: { text: 'aspirin' } } })) }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const client = new FhirClient({
+        config: { baseUrl: base, auth: 'none', identifierSystems: [], timeoutMs: 3000, pageLimit: 5, pageSize: 10, resourceTypes: ['MedicationRequest'] },
+        attempts: 1,
+      });
+      const meds = await client.readMedications(['Medication/m1', 'Medication/m2', 'http://evil.example/x?y', 'Medication/../../admin']);
+      expect(meds.map((m) => m.id)).toEqual(['m1']);
+      expect(asked).toEqual(['/Medication?_id=m1%2Cm2&_count=2']);
+      refuse = true;
+      expect(await client.readMedications(['Medication/m1'])).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});

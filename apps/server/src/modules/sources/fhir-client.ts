@@ -210,8 +210,9 @@ export class FhirClient {
   }
 
   /**
-   * The Medication resources of these ids ('Medication/<id>'), by `_id` search, 50 at a time. A medication the server
-   * does not return is left out: its prescription keeps the reference's display.
+   * The Medication resources of these ids ('Medication/<id>'), by `_id` search, 50 at a time. Best effort: a medication
+   * the server does not return, or a search it refuses (no `_id` search, no Medication endpoint), is left out and its
+   * prescription keeps the reference's display; the extraction itself goes on.
    */
   async readMedications(keys: readonly string[]): Promise<Json[]> {
     // only well-formed ids of this server's Medications: never a URL taken from the data
@@ -220,9 +221,13 @@ export class FhirClient {
     for (let i = 0; i < ids.length; i += 50) {
       const slice = ids.slice(i, i + 50);
       const p = new URLSearchParams({ _id: slice.join(','), _count: String(slice.length) });
-      await this.search(`${this.base}/Medication?${p.toString()}`, async (resources) => {
-        for (const r of resources) if (r.resourceType === 'Medication') out.push(r);
-      });
+      try {
+        await this.search(`${this.base}/Medication?${p.toString()}`, async (resources) => {
+          for (const r of resources) if (r.resourceType === 'Medication') out.push(r);
+        });
+      } catch (err) {
+        if (!(err instanceof SourceError)) throw err;
+      }
     }
     return out;
   }
