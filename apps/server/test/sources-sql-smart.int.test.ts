@@ -223,6 +223,7 @@ describe('FHIR client: Medications named by prescriptions', () => {
     try {
       const client = new FhirClient({
         config: { baseUrl: base, auth: 'none', identifierSystems: [], timeoutMs: 3000, pageLimit: 5, pageSize: 10, resourceTypes: ['MedicationRequest'] },
+        secret: null,
         attempts: 1,
       });
       const meds = await client.readMedications(['Medication/m1', 'Medication/m2', 'http://evil.example/x?y', 'Medication/../../admin']);
